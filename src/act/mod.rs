@@ -1,0 +1,1 @@
+//! Actions by ref or selector: resolve -> actionability -> input.

@@ -1,0 +1,1 @@
+//! Annotation store: AFS v1 model, pure reducer, SQLite store, markdown export.

@@ -1,0 +1,1 @@
+//! Sessions, pages and the observe/act pipelines that every interface calls.

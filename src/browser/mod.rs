@@ -1,0 +1,1 @@
+//! The only importer of chromiumoxide: launch/connect, pages, input, screenshots.

@@ -1,0 +1,54 @@
+//! Command-line interface (clap): `observe`, `shot`, `act`, `serve`, `annotations`, `bench`.
+//!
+//! Architecture invariant: CLI types never leave this module; commands turn
+//! arguments into library calls on `app` and print the results.
+pub mod annotations;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "pinpoint", version, about = "See and point at web pages")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Work with the annotation store.
+    Annotations(annotations::AnnotationsArgs),
+}
+
+/// Entry point used by `main.rs`.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = rt.block_on(async move {
+        match cli.command {
+            Command::Annotations(args) => annotations::run(args).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            if let Some(hint) = e.hint() {
+                eprintln!("hint: {hint}");
+            }
+            ExitCode::from(1)
+        }
+    }
+}

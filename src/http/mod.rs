@@ -1,0 +1,1 @@
+//! axum router: /rpc, WebSocket, annotations REST + SSE, /health.

@@ -1,0 +1,523 @@
+// Pinpoint discovery pass: runs once per observation in the top frame and walks
+// every open shadow root and same-origin iframe. Returns one JSON string.
+// The caller substitutes nothing: options are passed as the argument object.
+// Every element found is given a stable in-page key (a counter kept in a
+// WeakMap, invisible to the page) so that the registry can tell "the same live
+// node" without extra CDP round-trips.
+(function (opts) {
+  "use strict";
+  opts = opts || {};
+  const S = Symbol.for("pinpoint.state");
+  let st = window[S];
+  if (!st) {
+    st = {
+      seq: 0,
+      keyOf: new WeakMap(),
+      byKey: new Map(),
+      doc: Math.random().toString(36).slice(2, 10) + Date.now().toString(36),
+    };
+    Object.defineProperty(window, S, { value: st, enumerable: false });
+  }
+  const keyFor = (el) => {
+    let k = st.keyOf.get(el);
+    if (k === undefined) {
+      k = ++st.seq;
+      st.keyOf.set(el, k);
+    }
+    st.byKey.set(k, new WeakRef(el));
+    return k;
+  };
+  // Drop dead WeakRefs now and then so the map does not grow forever.
+  if (st.byKey.size > 50000) {
+    for (const [k, r] of st.byKey) if (!r.deref() || !r.deref().isConnected) st.byKey.delete(k);
+  }
+
+  const clickMarked = window[Symbol.for("pinpoint.clicks")] || null;
+  const NATIVE_ROLE_TAGS = new Set(["a", "area", "button", "input", "select", "textarea", "summary", "option"]);
+  const WIDGET_ROLES = new Set([
+    "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "textbox", "searchbox", "combobox", "listbox", "slider",
+    "spinbutton", "treeitem", "gridcell", "scrollbar",
+  ]);
+  const NAME_FROM_CONTENT = new Set([
+    "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "treeitem", "cell", "gridcell", "columnheader", "rowheader",
+    "heading", "tooltip", "row", "DisclosureTriangle", "sectionhead",
+  ]);
+  const LANDMARKS = { header: "banner", nav: "navigation", main: "main", aside: "complementary", footer: "contentinfo", form: "form", section: "region", dialog: "dialog", search: "search" };
+  const LANDMARK_ROLES = new Set(["banner", "navigation", "main", "complementary", "contentinfo", "form", "region", "dialog", "alertdialog", "search", "tabpanel", "menu", "menubar", "toolbar", "list", "listitem", "row", "article", "group", "radiogroup", "tablist", "tree", "grid", "table"]);
+  const SENSITIVE_AUTOCOMPLETE = /^(cc-|current-password|new-password|one-time-code)/;
+
+  const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const testIdOf = (el) => el.getAttribute("data-testid") || el.getAttribute("data-test-id") || el.getAttribute("data-test") || el.getAttribute("data-cy") || null;
+  const tagOf = (el) => el.localName;
+
+  function explicitRole(el) {
+    const r = el.getAttribute("role");
+    if (!r) return null;
+    for (const t of r.trim().split(/\s+/)) if (t && t !== "none" && t !== "presentation") return t;
+    return null;
+  }
+
+  function implicitRole(el) {
+    const tag = tagOf(el);
+    switch (tag) {
+      case "a": case "area": return el.hasAttribute("href") ? "link" : "generic";
+      case "button": return "button";
+      case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "textarea": return "textbox";
+      case "summary": return "DisclosureTriangle";
+      case "option": return "option";
+      case "details": return "group";
+      case "img": return el.getAttribute("alt") === "" ? "none" : "image";
+      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6": return "heading";
+      case "input": {
+        const t = (el.getAttribute("type") || "text").toLowerCase();
+        switch (t) {
+          case "button": case "submit": case "reset": case "image": return "button";
+          case "checkbox": return el.getAttribute("role") === "switch" ? "switch" : "checkbox";
+          case "radio": return "radio";
+          case "range": return "slider";
+          case "number": return "spinbutton";
+          case "color": return "ColorWell";
+          case "file": return "button";
+          case "date": return "date";
+          case "datetime-local": return "DateTime";
+          case "time": return "InputTime";
+          case "month": return "DateTime";
+          case "week": return "DateTime";
+          case "search": return el.hasAttribute("list") ? "combobox" : "searchbox";
+          default: return el.hasAttribute("list") ? "combobox" : "textbox";
+        }
+      }
+      default:
+        if (LANDMARKS[tag]) return LANDMARKS[tag];
+        if (el.isContentEditable) return "textbox";
+        return "generic";
+    }
+  }
+  const roleOf = (el) => explicitRole(el) || implicitRole(el);
+
+  function isHiddenForName(el) {
+    if (el.nodeType !== 1) return false;
+    if (el.getAttribute("aria-hidden") === "true") return true;
+    if (el.hidden) return true;
+    const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+    return cs.display === "none" || cs.visibility === "hidden";
+  }
+
+  // Text alternative of a node (accname 1.2, the parts Chromium uses for controls).
+  function textAlt(node, depth, inLabelledBy, visited) {
+    if (depth > 20) return "";
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType !== 1) return "";
+    const el = node;
+    if (visited.has(el)) return "";
+    visited.add(el);
+    if (!inLabelledBy && isHiddenForName(el)) return "";
+    const aria = norm(el.getAttribute("aria-label"));
+    if (aria && depth > 0) return aria;
+    const tag = tagOf(el);
+    if (depth > 0) {
+      if (tag === "img" || (tag === "input" && el.type === "image")) return el.getAttribute("alt") || el.getAttribute("title") || "";
+      if (tag === "input" || tag === "textarea") {
+        const t = (el.getAttribute("type") || "text").toLowerCase();
+        if (t === "button" || t === "submit" || t === "reset") return el.value || "";
+        return el.value || "";
+      }
+      if (tag === "select") {
+        const o = el.selectedOptions && el.selectedOptions[0];
+        return o ? norm(o.textContent) : "";
+      }
+    }
+    let out = "";
+    const before = el.ownerDocument.defaultView.getComputedStyle(el, "::before").content;
+    if (before && before !== "none" && before !== "normal" && /^".*"$/.test(before)) out += before.slice(1, -1);
+    const kids = el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes;
+    for (const c of kids) {
+      if (c.nodeType === 1 && tagOf(c) === "slot") {
+        for (const a of c.assignedNodes({ flatten: true })) out += addSpace(a, textAlt(a, depth + 1, inLabelledBy, visited));
+        continue;
+      }
+      out += addSpace(c, textAlt(c, depth + 1, inLabelledBy, visited));
+    }
+    const after = el.ownerDocument.defaultView.getComputedStyle(el, "::after").content;
+    if (after && after !== "none" && after !== "normal" && /^".*"$/.test(after)) out += after.slice(1, -1);
+    if (!norm(out) && depth > 0 && el.getAttribute("title")) out = el.getAttribute("title");
+    return out;
+  }
+  function addSpace(node, text) {
+    if (!text) return "";
+    if (node.nodeType === 1) {
+      const d = node.ownerDocument.defaultView.getComputedStyle(node).display;
+      if (d && d !== "inline" && d !== "contents") return " " + text + " ";
+    }
+    return text;
+  }
+
+  function labelledBy(el) {
+    const ids = el.getAttribute("aria-labelledby");
+    if (!ids) return null;
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of ids.trim().split(/\s+/)) {
+      const t = root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id);
+      if (t) parts.push(norm(aria_or_text(t)));
+    }
+    const s = norm(parts.join(" "));
+    return s || null;
+  }
+  function aria_or_text(t) {
+    return norm(t.getAttribute("aria-label")) || textAlt(t, 1, true, new Set());
+  }
+
+  function nameOf(el, role) {
+    const lb = labelledBy(el);
+    if (lb) return lb;
+    const aria = norm(el.getAttribute("aria-label"));
+    if (aria) return aria;
+    const tag = tagOf(el);
+    if (tag === "input" || tag === "select" || tag === "textarea") {
+      const t = (el.getAttribute("type") || "").toLowerCase();
+      if (tag === "input" && (t === "submit" || t === "reset" || t === "button")) {
+        if (el.hasAttribute("value")) return norm(el.value);
+        return t === "submit" ? "Submit" : t === "reset" ? "Reset" : norm(el.getAttribute("title"));
+      }
+      if (tag === "input" && t === "image") {
+        return norm(el.getAttribute("alt")) || norm(el.getAttribute("value")) || norm(el.getAttribute("title")) || "Submit";
+      }
+      if (el.labels && el.labels.length) {
+        const s = norm(Array.from(el.labels).map((l) => textAlt(l, 1, false, new Set([el]))).join(" "));
+        if (s) return s;
+      }
+      const title = norm(el.getAttribute("title"));
+      const ph = norm(el.getAttribute("placeholder"));
+      if (tag !== "select") {
+        if (ph) return ph;
+      }
+      if (title) return title;
+      return "";
+    }
+    if (tag === "area" || tag === "img") return norm(el.getAttribute("alt")) || norm(el.getAttribute("title"));
+    if (tag === "fieldset") {
+      const lg = el.querySelector(":scope > legend");
+      if (lg) return norm(textAlt(lg, 1, false, new Set()));
+    }
+    if (NAME_FROM_CONTENT.has(role) || tag === "summary" || tag === "button" || tag === "a") {
+      const s = norm(textAlt(el, 0, false, new Set()));
+      if (s) return s;
+    }
+    return norm(el.getAttribute("title"));
+  }
+
+  function isCandidate(el, role, explicit) {
+    const tag = tagOf(el);
+    if (el.hasAttribute("inert")) return false;
+    switch (tag) {
+      case "a": case "area": if (el.hasAttribute("href")) return true; break;
+      case "button": case "select": case "textarea": return true;
+      case "input": return (el.getAttribute("type") || "").toLowerCase() !== "hidden";
+      case "summary": return !!(el.parentElement && tagOf(el.parentElement) === "details" && el.parentElement.querySelector(":scope > summary") === el);
+    }
+    if (explicit && WIDGET_ROLES.has(explicit)) return true;
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
+    if (el.hasAttribute("tabindex") && el.tabIndex >= 0) return true;
+    return false;
+  }
+
+  function inInteractiveAncestor(el) {
+    for (let p = parentOf(el); p; p = parentOf(p)) {
+      if (p.nodeType !== 1) break;
+      const tag = tagOf(p);
+      if (tag === "a" && p.hasAttribute("href")) return true;
+      if (tag === "button" || tag === "select" || tag === "textarea" || tag === "label") return true;
+      const r = explicitRole(p);
+      if (r && WIDGET_ROLES.has(r)) return true;
+    }
+    return false;
+  }
+  function parentOf(el) {
+    if (el.parentElement) return el.parentElement;
+    const r = el.parentNode;
+    if (r && r.host) return r.host; // shadow root -> host
+    return null;
+  }
+
+  function isSensitive(el) {
+    const tag = tagOf(el);
+    if (el.hasAttribute("data-sensitive") || el.closest("[data-sensitive]")) return true;
+    if (tag !== "input") return false;
+    const t = (el.getAttribute("type") || "").toLowerCase();
+    if (t === "password") return true;
+    const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
+    return SENSITIVE_AUTOCOMPLETE.test(ac);
+  }
+
+  function valueOf(el, role) {
+    const tag = tagOf(el);
+    if (tag === "input") {
+      const t = (el.getAttribute("type") || "text").toLowerCase();
+      if (t === "checkbox" || t === "radio" || t === "button" || t === "submit" || t === "reset" || t === "image") return null;
+      if (t === "file") return el.files && el.files.length ? Array.from(el.files).map((f) => f.name).join(", ") : null;
+      return el.value;
+    }
+    if (tag === "textarea") return el.value;
+    if (tag === "select") return Array.from(el.selectedOptions).map((o) => o.value).join(", ");
+    if (el.isContentEditable) return norm(el.innerText).slice(0, 200);
+    const vn = el.getAttribute("aria-valuenow");
+    if (vn !== null) return vn;
+    return null;
+  }
+
+  // Stable handle of an ancestor: test id, id, landmark role + name, or the heading of a card/section.
+  function anchorOf(el, doc) {
+    let depth = 0;
+    for (let p = parentOf(el); p && depth < 40; p = parentOf(p), depth++) {
+      if (p === doc.body || p === doc.documentElement) break;
+      const tid = testIdOf(p);
+      if (tid) return "testid:" + tid;
+      if (p.id && !/\d{3,}|^:r|^radix-|^react-|^ember\d|^mui-/.test(p.id)) return "id:" + p.id;
+      const r = explicitRole(p) || LANDMARKS[tagOf(p)] || null;
+      if (r && (r === "banner" || r === "navigation" || r === "main" || r === "complementary" || r === "contentinfo" || r === "search" || r === "dialog" || r === "alertdialog" || r === "form" || r === "region")) {
+        const n = norm(p.getAttribute("aria-label")) || (labelledBy(p) || "");
+        if (n || r !== "region") return "landmark:" + r + ":" + n;
+      }
+      // A card or section: the nearest ancestor that owns a heading.
+      const h = p.querySelector("h1,h2,h3,h4,h5,h6,[role=heading]");
+      if (h && !h.contains(el)) return "heading:" + norm(h.textContent).slice(0, 80);
+    }
+    return "";
+  }
+
+  // A CSS path unique within its root (document or shadow root).
+  function cssPath(el) {
+    const parts = [];
+    let cur = el;
+    while (cur && cur.nodeType === 1) {
+      const root = cur.getRootNode();
+      if (cur.id && root.querySelectorAll("#" + CSS.escape(cur.id)).length === 1) {
+        parts.unshift("#" + CSS.escape(cur.id));
+        break;
+      }
+      const tid = cur.getAttribute("data-testid");
+      if (tid && root.querySelectorAll('[data-testid="' + CSS.escape(tid) + '"]').length === 1) {
+        parts.unshift('[data-testid="' + CSS.escape(tid) + '"]');
+        break;
+      }
+      const tag = tagOf(cur);
+      const par = cur.parentElement;
+      if (!par) {
+        parts.unshift(tag);
+        break;
+      }
+      let idx = 1, same = 0;
+      for (const s of par.children) {
+        if (s.localName === tag) {
+          same++;
+          if (s === cur) idx = same;
+        }
+      }
+      parts.unshift(same > 1 ? tag + ":nth-of-type(" + idx + ")" : tag);
+      if (tag === "body" || tag === "html") break;
+      cur = par;
+    }
+    return parts.join(" > ");
+  }
+
+  function describe(el) {
+    if (!el) return "unknown";
+    let s = tagOf(el);
+    if (el.id) s += "#" + el.id;
+    else if (el.classList && el.classList.length) s += "." + Array.from(el.classList).slice(0, 2).join(".");
+    const r = explicitRole(el);
+    if (r) s += '[role="' + r + '"]';
+    return s;
+  }
+
+  function deepHit(doc, x, y) {
+    let hit = doc.elementFromPoint(x, y);
+    let guard = 0;
+    while (hit && hit.shadowRoot && guard++ < 20) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+  function containsComposed(a, b) {
+    for (let n = b; n; n = parentOf(n)) if (n === a) return true;
+    return false;
+  }
+
+  const topVW = window.innerWidth, topVH = window.innerHeight;
+  const sx = window.scrollX, sy = window.scrollY;
+  const out = [];
+  const frames = [];
+  const maxElements = opts.maxElements || 100000;
+  let total = 0;
+
+  // Walk one document (frame), with its offset relative to the top viewport.
+  function walkDoc(doc, frameId, offX, offY, clip) {
+    const win = doc.defaultView;
+    const roots = [doc];
+    while (roots.length) {
+      const root = roots.shift();
+      const all = root.querySelectorAll("*");
+      for (let i = 0; i < all.length; i++) {
+        const el = all[i];
+        if (el.shadowRoot) roots.push(el.shadowRoot);
+        const tag = el.localName;
+        if (tag === "iframe" || tag === "frame") {
+          let inner = null;
+          try { inner = el.contentDocument; } catch (e) { inner = null; }
+          const r = el.getBoundingClientRect();
+          const cs = win.getComputedStyle(el);
+          const bl = parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
+          const bt = parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
+          const fid = frameId + "/" + (el.id || el.name || "iframe" + frames.length);
+          frames.push({ id: fid, url: inner ? inner.URL : el.src, crossOrigin: !inner, cssPath: cssPath(el) });
+          if (inner && inner.documentElement) {
+            const fx = offX + r.left + bl, fy = offY + r.top + bt;
+            const c = { x0: Math.max(clip.x0, fx), y0: Math.max(clip.y0, fy), x1: Math.min(clip.x1, fx + el.clientWidth), y1: Math.min(clip.y1, fy + el.clientHeight) };
+            walkDoc(inner, fid, fx, fy, c);
+          }
+          continue;
+        }
+        const explicit = explicitRole(el);
+        let cand = isCandidate(el, null, explicit);
+        let clickable = false;
+        if (!cand) {
+          // Clickable non-semantic elements: click listeners or an own cursor:pointer.
+          if (el === doc.body || el === doc.documentElement) continue;
+          const listened = el.hasAttribute("onclick") || typeof el.onclick === "function" || (clickMarked && clickMarked.has(el));
+          let pointer = false;
+          if (!listened) {
+            const cs = win.getComputedStyle(el);
+            if (cs.cursor === "pointer") {
+              const p = parentOf(el);
+              pointer = !(p && p.nodeType === 1 && win.getComputedStyle(p).cursor === "pointer");
+            }
+          }
+          if (!(listened || pointer)) continue;
+          if (inInteractiveAncestor(el)) continue;
+          if (el.querySelector("a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link]")) continue;
+          if (tagOf(el) === "label") continue;
+          cand = true;
+          clickable = true;
+        }
+        if (el.closest("[inert]") || el.closest("[aria-hidden=true]")) continue;
+        const rect = el.getBoundingClientRect();
+        if (rect.width <= 0 || rect.height <= 0) {
+          // A visually-hidden native checkbox/radio styled through its label still counts; all else is skipped.
+          continue;
+        }
+        if (!el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) continue;
+        total++;
+        if (out.length >= maxElements) continue;
+        const role = explicit || implicitRole(el);
+        const name = nameOf(el, role);
+        const opaque = el.checkVisibility({ opacityProperty: true });
+        const bx = rect.left + offX, by = rect.top + offY;
+        // Visible part inside the frame clip and the top viewport.
+        const vx0 = Math.max(bx, clip.x0, 0), vy0 = Math.max(by, clip.y0, 0);
+        const vx1 = Math.min(bx + rect.width, clip.x1, topVW), vy1 = Math.min(by + rect.height, clip.y1, topVH);
+        const inViewport = vx1 > vx0 && vy1 > vy0;
+        let occluded = false, occludedBy = null, clipped = false;
+        if (inViewport) {
+          // Hit-test the centre of the visible part (and two more points) in the element's own frame.
+          const pts = [[(vx0 + vx1) / 2, (vy0 + vy1) / 2], [vx0 + (vx1 - vx0) * 0.25, (vy0 + vy1) / 2], [vx0 + (vx1 - vx0) * 0.75, (vy0 + vy1) / 2]];
+          let hitsOwn = 0, first = null;
+          for (const [px, py] of pts) {
+            const hit = deepHit(doc, px - offX, py - offY);
+            if (hit && (hit === el || containsComposed(el, hit))) hitsOwn++;
+            else if (!first) first = hit;
+          }
+          if (hitsOwn === 0) {
+            // Covered by something, or clipped away by an overflow:hidden ancestor.
+            if (first && !containsComposed(first, el)) {
+              occluded = true;
+              occludedBy = describe(first);
+            } else clipped = true;
+          }
+          // The iframe itself may be covered in the top document.
+          if (!occluded && frameId !== "main" && doc !== document) {
+            const [px, py] = pts[0];
+            const hit = deepHit(document, px, py);
+            if (hit && !(hit.localName === "iframe" || hit.localName === "frame")) {
+              occluded = true;
+              occludedBy = describe(hit);
+            }
+          }
+        }
+        const sensitive = isSensitive(el);
+        let value = valueOf(el, role);
+        if (sensitive && value) value = "••••";
+        if (value !== null && value.length > 500) value = value.slice(0, 500);
+        const t = tagOf(el);
+        const typeAttr = t === "input" ? (el.getAttribute("type") || "text").toLowerCase() : null;
+        const ariaChecked = el.getAttribute("aria-checked");
+        let checked = null;
+        if (t === "input" && (typeAttr === "checkbox" || typeAttr === "radio")) checked = el.indeterminate ? "mixed" : el.checked;
+        else if (ariaChecked === "true" || ariaChecked === "false") checked = ariaChecked === "true";
+        else if (ariaChecked === "mixed") checked = "mixed";
+        const ariaExpanded = el.getAttribute("aria-expanded");
+        let expanded = ariaExpanded === "true" ? true : ariaExpanded === "false" ? false : null;
+        if (t === "summary" && el.parentElement) expanded = el.parentElement.open;
+        const ariaSelected = el.getAttribute("aria-selected");
+        const selected = ariaSelected === "true" ? true : ariaSelected === "false" ? false : null;
+        const disabled = el.matches(":disabled") || el.getAttribute("aria-disabled") === "true";
+        const href = el.getAttribute("href");
+        let hrefPath = null;
+        if (href && (t === "a" || t === "area")) {
+          try { const u = new URL(href, doc.baseURI); hrefPath = u.origin === location.origin ? u.pathname + u.search + u.hash : u.href; } catch (e) { hrefPath = href; }
+        }
+        out.push({
+          key: keyFor(el),
+          frame: frameId,
+          tag: t,
+          role,
+          name: name.slice(0, 200),
+          inputType: typeAttr,
+          testId: testIdOf(el),
+          id: el.id || null,
+          nameAttr: el.getAttribute("name"),
+          ariaLabel: el.getAttribute("aria-label"),
+          placeholder: el.getAttribute("placeholder"),
+          href: hrefPath,
+          anchor: anchorOf(el, doc),
+          cssPath: cssPath(el),
+          shadow: el.getRootNode() !== doc,
+          bounds: { x: bx + sx, y: by + sy, width: rect.width, height: rect.height },
+          inViewport,
+          visible: opaque && !clipped,
+          occluded,
+          occludedBy,
+          clickable,
+          disabled,
+          checked,
+          expanded,
+          selected,
+          focused: doc.activeElement === el || (el.getRootNode().activeElement === el),
+          editable: (t === "input" && !["checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color"].includes(typeAttr)) || t === "textarea" || el.isContentEditable,
+          readonly: !!el.readOnly,
+          required: !!el.required || el.getAttribute("aria-required") === "true",
+          multiple: !!el.multiple,
+          sensitive,
+          value,
+        });
+      }
+    }
+  }
+  const full = { x0: -1e9, y0: -1e9, x1: 1e9, y1: 1e9 };
+  walkDoc(document, "main", 0, 0, full);
+  return JSON.stringify({
+    doc: st.doc,
+    url: location.href,
+    title: document.title,
+    viewport: { width: topVW, height: topVH, scrollX: sx, scrollY: sy, dpr: window.devicePixelRatio },
+    page: { width: Math.max(document.documentElement.scrollWidth, document.body ? document.body.scrollWidth : 0), height: Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0) },
+    total,
+    frames,
+    elements: out,
+  });
+})

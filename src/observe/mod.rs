@@ -1,0 +1,1 @@
+//! Element discovery: in-page script + pure post-processing.

@@ -1,0 +1,1 @@
+//! Set-of-Marks rendering on decoded screenshots (pure).
