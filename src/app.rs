@@ -1,1 +1,263 @@
 //! Sessions, pages and the observe/act pipelines that every interface calls.
+//!
+//! A [`Session`] owns (lazily) one browser, its pages and one ref registry per
+//! page. The browser is relaunched on the next call when it died. Interfaces
+//! (BAP JSON-RPC, HTTP, CLI) are thin adapters over this module: same
+//! behaviour, same errors.
+
+use crate::browser::{Browser, LaunchOptions, LoadState, NavOutcome, Page, Viewport};
+use crate::error::{Error, Result};
+use crate::model::{Changes, Observation, Timings};
+use crate::observe;
+use crate::refs::Registry;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Mutex;
+
+pub mod fixtures;
+
+/// One open page with its ref registry.
+pub struct PageState {
+    pub id: String,
+    pub page: Page,
+    /// The registry and the URL (without fragment) it belongs to.
+    pub refs: Mutex<RefState>,
+}
+
+#[derive(Default)]
+pub struct RefState {
+    pub registry: Registry,
+    pub url: String,
+    pub last: Option<Observation>,
+}
+
+/// Options for one observation.
+#[derive(Debug, Clone, Default)]
+pub struct ObserveOptions {
+    pub max_elements: Option<usize>,
+    /// Throw the registry away and rebuild it.
+    pub refresh_refs: bool,
+    /// With `refresh_refs`: report `previousRef` for re-keyed elements.
+    pub include_ref_history: bool,
+    /// Positional refs (`@e1`…) instead of stable ones; the registry is untouched.
+    pub positional_refs: bool,
+}
+
+/// A browser session: one browser (launched on first use) and its pages.
+pub struct Session {
+    launch: LaunchOptions,
+    browser: Mutex<Option<Browser>>,
+    pages: Mutex<BTreeMap<String, Arc<PageState>>>,
+    active: Mutex<Option<String>>,
+    next_page: std::sync::atomic::AtomicU64,
+    pub default_viewport: Viewport,
+}
+
+impl Session {
+    pub fn new(launch: LaunchOptions, viewport: Viewport) -> Session {
+        Session {
+            launch,
+            browser: Mutex::new(None),
+            pages: Mutex::new(BTreeMap::new()),
+            active: Mutex::new(None),
+            next_page: std::sync::atomic::AtomicU64::new(1),
+            default_viewport: viewport,
+        }
+    }
+
+    /// The running browser, launching (or relaunching after a crash) as needed.
+    pub async fn browser(&self) -> Result<Browser> {
+        let mut g = self.browser.lock().await;
+        if let Some(b) = g.as_ref() {
+            if b.is_alive() {
+                return Ok(b.clone());
+            }
+            // The old browser died: its pages are gone too.
+            self.pages.lock().await.clear();
+            *self.active.lock().await = None;
+        }
+        let b = Browser::launch(&self.launch).await?;
+        *g = Some(b.clone());
+        Ok(b)
+    }
+
+    /// The browser if one is running (without launching).
+    pub async fn current_browser(&self) -> Option<Browser> {
+        self.browser.lock().await.clone()
+    }
+
+    pub async fn close_browser(&self) {
+        let b = self.browser.lock().await.take();
+        self.pages.lock().await.clear();
+        *self.active.lock().await = None;
+        if let Some(b) = b {
+            b.close().await;
+        }
+    }
+
+    /// Open a page and make it the active one.
+    pub async fn new_page(&self, viewport: Option<Viewport>) -> Result<Arc<PageState>> {
+        let b = self.browser().await?;
+        let page = b.new_page(viewport.unwrap_or(self.default_viewport)).await?;
+        let n = self.next_page.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let id = format!("page-{n}");
+        let st = Arc::new(PageState {
+            id: id.clone(),
+            page,
+            refs: Mutex::new(RefState::default()),
+        });
+        self.pages.lock().await.insert(id.clone(), st.clone());
+        *self.active.lock().await = Some(id);
+        Ok(st)
+    }
+
+    /// A page by id, or the active page when `id` is `None`.
+    pub async fn page(&self, id: Option<&str>) -> Result<Arc<PageState>> {
+        let id = match id {
+            Some(i) => i.to_string(),
+            None => self.active.lock().await.clone().ok_or_else(|| Error::PageNotFound {
+                page_id: "(no active page)".into(),
+            })?,
+        };
+        let pages = self.pages.lock().await;
+        let p = pages.get(&id).cloned().ok_or(Error::PageNotFound { page_id: id })?;
+        if p.page.is_closed() {
+            return Err(Error::TargetClosed {
+                target: format!("page {}", p.id),
+            });
+        }
+        Ok(p)
+    }
+
+    pub async fn pages(&self) -> Vec<Arc<PageState>> {
+        self.pages.lock().await.values().cloned().collect()
+    }
+
+    pub async fn active_page_id(&self) -> Option<String> {
+        self.active.lock().await.clone()
+    }
+
+    pub async fn activate(&self, id: &str) -> Result<()> {
+        let pages = self.pages.lock().await;
+        if !pages.contains_key(id) {
+            return Err(Error::PageNotFound { page_id: id.into() });
+        }
+        *self.active.lock().await = Some(id.to_string());
+        Ok(())
+    }
+
+    pub async fn close_page(&self, id: &str) -> Result<()> {
+        let p = self
+            .pages
+            .lock()
+            .await
+            .remove(id)
+            .ok_or_else(|| Error::PageNotFound { page_id: id.into() })?;
+        let mut active = self.active.lock().await;
+        if active.as_deref() == Some(id) {
+            *active = self.pages.lock().await.keys().next().cloned();
+        }
+        drop(active);
+        p.page.close().await
+    }
+
+    pub async fn navigate(&self, page: &PageState, url: &str, wait: LoadState, timeout: Duration) -> Result<NavOutcome> {
+        page.page.navigate(url, wait, timeout).await
+    }
+
+    /// One observation: discovery pass + ref matching.
+    pub async fn observe(&self, page: &PageState, opts: &ObserveOptions) -> Result<Observation> {
+        let t0 = Instant::now();
+        let expr = observe::discover_expression(None);
+        let json = page.page.eval_json_string(&expr).await?;
+        let raw = observe::parse(&json)?;
+        let discover_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let t1 = Instant::now();
+        let mut st = page.refs.lock().await;
+        let observation = assign_refs(&mut st, raw, opts, discover_ms, t1);
+        Ok(observation)
+    }
+}
+
+/// Pure part of observe: registry lifetime rules + ref assignment.
+pub fn assign_refs(st: &mut RefState, raw: observe::RawObservation, opts: &ObserveOptions, discover_ms: f64, t1: Instant) -> Observation {
+    let url_key = strip_fragment(&raw.url);
+    // A new document at another URL starts a fresh registry; same-document
+    // (SPA) route changes and reloads of the same URL keep it.
+    if !st.url.is_empty() && st.registry.doc() != raw.doc && st.url != url_key {
+        st.registry = Registry::new();
+        st.last = None;
+    }
+    st.url = url_key;
+    let total = raw.total;
+    let cands: Vec<_> = raw.elements.into_iter().map(|e| e.into_candidate()).collect();
+    let (elements, changes) = if opts.positional_refs {
+        let els = cands
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let mut e = c.element;
+                e.ref_ = format!("@e{}", i + 1);
+                e
+            })
+            .collect();
+        (els, Changes::default())
+    } else if opts.refresh_refs {
+        let (fresh, els, ch) = st.registry.refresh(&raw.doc, cands, opts.include_ref_history);
+        st.registry = fresh;
+        (els, ch)
+    } else {
+        st.registry.observe(&raw.doc, cands)
+    };
+    let seq = st.registry.observation();
+    let had_previous = st.last.is_some();
+    let obs = Observation {
+        url: raw.url,
+        title: raw.title,
+        viewport: raw.viewport,
+        page_width: raw.page.width,
+        page_height: raw.page.height,
+        seq,
+        elements,
+        total,
+        frames: raw.frames,
+        changes: had_previous.then_some(changes),
+        timings: Timings {
+            discover_ms,
+            refs_ms: t1.elapsed().as_secs_f64() * 1000.0,
+            ..Default::default()
+        },
+    };
+    st.last = Some(obs.clone());
+    obs
+}
+
+fn strip_fragment(url: &str) -> String {
+    url.split('#').next().unwrap_or(url).to_string()
+}
+
+/// Turn a CLI target (URL or local file) into a URL. Local files are served
+/// by a built-in static server on 127.0.0.1 so that same-origin iframes and
+/// fetches work as they would on a real site.
+pub async fn resolve_target(target: &str) -> Result<(String, Option<fixtures::StaticServer>)> {
+    if target.contains("://") || target.starts_with("about:") || target.starts_with("data:") {
+        return Ok((target.to_string(), None));
+    }
+    let path = PathBuf::from(target);
+    if !path.is_file() {
+        return Err(Error::invalid_field(
+            "target",
+            format!("{target}: no such file (give an http(s):// URL or a path to an HTML file)"),
+        ));
+    }
+    let abs = std::fs::canonicalize(&path)?;
+    let dir = abs.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let name = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let server = fixtures::StaticServer::start(&dir).await?;
+    Ok((format!("{}/{}", server.base_url(), name), Some(server)))
+}

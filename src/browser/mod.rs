@@ -1,1 +1,364 @@
-//! The only importer of chromiumoxide: launch/connect, pages, input, screenshots.
+//! The only importer of chromiumoxide: launch or connect to Chromium, open
+//! pages, evaluate scripts, send input, take screenshots.
+//!
+//! Architecture invariant: chromiumoxide types never leave this module. The
+//! handler task is supervised: when Chromium dies, [`Browser::is_alive`] turns
+//! false, every pending and later call fails with [`Error::TargetClosed`]
+//! instead of hanging (every CDP call also has a timeout), and the owner can
+//! launch a fresh browser.
+
+mod page;
+
+pub use page::{
+    AxNode, KeyEvent, LoadState, MouseButton, NavOutcome, Page, ScreenshotFormat, ScreenshotRequest,
+};
+
+use crate::error::{Error, Result};
+use chromiumoxide::browser::{Browser as CoBrowser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
+use futures::StreamExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+/// Flags every launch uses (chromiumoxide adds the leading `--`).
+const FLAGS: &[&str] = &[
+    "disable-gpu",
+    "disable-quic",
+    "no-first-run",
+    "disable-background-networking",
+    "disable-component-update",
+    "disable-sync",
+    "no-startup-window",
+    "disable-frame-rate-limit",
+    "disable-renderer-backgrounding",
+    "force-device-scale-factor=1",
+];
+
+/// How to get a browser.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOptions {
+    /// Explicit Chromium executable.
+    pub chrome: Option<PathBuf>,
+    /// Connect to a running browser instead (`ws://…` or `http://host:port`).
+    pub cdp: Option<String>,
+    /// Show a window (for debugging); headless by default.
+    pub headful: bool,
+    /// Launch timeout.
+    pub timeout: Option<Duration>,
+}
+
+/// Per-page viewport.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Viewport {
+    pub width: u32,
+    pub height: u32,
+    pub dpr: f64,
+}
+
+impl Default for Viewport {
+    fn default() -> Self {
+        Viewport {
+            width: 1280,
+            height: 720,
+            dpr: 1.0,
+        }
+    }
+}
+
+impl Viewport {
+    /// Parse `1280x720` (also `1280,720`).
+    pub fn parse(s: &str, dpr: f64) -> Result<Viewport> {
+        let bad = || {
+            Error::invalid_field(
+                "viewport",
+                format!("bad viewport {s:?}: expected WIDTHxHEIGHT, e.g. 1280x720 (each 100..=7680)"),
+            )
+        };
+        let (w, h) = s.split_once(['x', 'X', ',']).ok_or_else(bad)?;
+        let w: u32 = w.trim().parse().map_err(|_| bad())?;
+        let h: u32 = h.trim().parse().map_err(|_| bad())?;
+        if !(100..=7680).contains(&w) || !(100..=7680).contains(&h) {
+            return Err(bad());
+        }
+        if !(1.0..=3.0).contains(&dpr) {
+            return Err(Error::invalid_field(
+                "dpr",
+                format!("device scale factor {dpr} out of range 1..=3"),
+            ));
+        }
+        Ok(Viewport {
+            width: w,
+            height: h,
+            dpr,
+        })
+    }
+}
+
+struct Inner {
+    browser: Mutex<Option<CoBrowser>>,
+    alive: Arc<AtomicBool>,
+    version: String,
+    /// Removed when the last handle goes away.
+    _profile: Option<tempfile::TempDir>,
+    /// Page ids are our own short strings; the map lives in `app`.
+    launched: bool,
+}
+
+/// A cheap, cloneable handle to one running (or connected) browser.
+#[derive(Clone)]
+pub struct Browser {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser")
+            .field("version", &self.inner.version)
+            .field("alive", &self.is_alive())
+            .finish()
+    }
+}
+
+/// Find Chromium: explicit path, `PINPOINT_CHROME`, then well-known names on PATH.
+pub fn find_chrome(explicit: Option<&Path>) -> Result<PathBuf> {
+    let mut tried = Vec::new();
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = explicit {
+        candidates.push(p.to_path_buf());
+    } else {
+        if let Some(p) = std::env::var_os("PINPOINT_CHROME") {
+            candidates.push(PathBuf::from(p));
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
+            for dir in std::env::split_paths(&path) {
+                candidates.push(dir.join(name));
+            }
+        }
+    }
+    for c in candidates {
+        if c.is_file() {
+            // Debian's /usr/bin/chromium is a shell wrapper; the real binary is faster to start.
+            if let Ok(text) = std::fs::read(&c) {
+                if text.starts_with(b"#!") {
+                    let real = Path::new("/usr/lib/chromium/chromium");
+                    if real.is_file() {
+                        return Ok(real.to_path_buf());
+                    }
+                }
+            }
+            return Ok(c);
+        }
+        tried.push(c.display().to_string());
+    }
+    if explicit.is_some() || tried.len() < 4 {
+        return Err(Error::ChromeNotFound {
+            tried: tried.join(", "),
+        });
+    }
+    Err(Error::ChromeNotFound {
+        tried: "--chrome, PINPOINT_CHROME, chromium, chromium-browser, google-chrome on PATH"
+            .into(),
+    })
+}
+
+/// Remove profile dirs left behind by pinpoint processes that were killed.
+fn sweep_stale_profiles() {
+    let Ok(rd) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name.strip_prefix("pinpoint-chrome-") else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+impl Browser {
+    /// Launch a local Chromium, or connect when `opts.cdp` is set.
+    pub async fn launch(opts: &LaunchOptions) -> Result<Browser> {
+        if let Some(url) = &opts.cdp {
+            return Self::connect(url).await;
+        }
+        let exe = find_chrome(opts.chrome.as_deref())?;
+        sweep_stale_profiles();
+        let profile = tempfile::Builder::new()
+            .prefix(&format!("pinpoint-chrome-{}-", std::process::id()))
+            .tempdir()?;
+        let mut b = BrowserConfig::builder()
+            .chrome_executable(&exe)
+            .user_data_dir(profile.path())
+            .no_sandbox()
+            .viewport(None)
+            .launch_timeout(opts.timeout.unwrap_or(Duration::from_secs(20)))
+            .request_timeout(Duration::from_secs(30))
+            .args(FLAGS.iter().copied());
+        if opts.headful {
+            b = b.with_head();
+        }
+        let config = b.build().map_err(Error::BrowserLaunch)?;
+        let (browser, handler) = CoBrowser::launch(config).await.map_err(|e| {
+            Error::BrowserLaunch(format!("{} ({})", e, exe.display()))
+        })?;
+        Self::finish(browser, handler, Some(profile), true).await
+    }
+
+    /// Connect to a running browser's DevTools endpoint.
+    pub async fn connect(url: &str) -> Result<Browser> {
+        let ws = if url.starts_with("http://") || url.starts_with("https://") {
+            resolve_ws_url(url).await?
+        } else {
+            url.to_string()
+        };
+        let (browser, handler) = CoBrowser::connect(ws.clone())
+            .await
+            .map_err(|e| Error::BrowserLaunch(format!("cannot connect to {ws}: {e}")))?;
+        Self::finish(browser, handler, None, false).await
+    }
+
+    async fn finish(
+        browser: CoBrowser,
+        mut handler: chromiumoxide::Handler,
+        profile: Option<tempfile::TempDir>,
+        launched: bool,
+    ) -> Result<Browser> {
+        let alive = Arc::new(AtomicBool::new(true));
+        let flag = alive.clone();
+        tokio::spawn(async move {
+            while let Some(ev) = handler.next().await {
+                if let Err(e) = ev {
+                    // Protocol hiccups are logged; only the end of the stream means death.
+                    tracing::debug!("cdp handler: {e}");
+                }
+            }
+            flag.store(false, Ordering::SeqCst);
+            tracing::info!("browser connection closed");
+        });
+        let version = match tokio::time::timeout(Duration::from_secs(10), browser.version()).await
+        {
+            Ok(Ok(v)) => v.product,
+            Ok(Err(e)) => return Err(Error::BrowserLaunch(e.to_string())),
+            Err(_) => {
+                return Err(Error::Timeout {
+                    what: "the browser to answer".into(),
+                    ms: 10_000,
+                })
+            }
+        };
+        Ok(Browser {
+            inner: Arc::new(Inner {
+                browser: Mutex::new(Some(browser)),
+                alive,
+                version,
+                _profile: profile,
+                launched,
+            }),
+        })
+    }
+
+    pub fn version(&self) -> &str {
+        &self.inner.version
+    }
+
+    /// False once the connection to Chromium is gone.
+    pub fn is_alive(&self) -> bool {
+        self.inner.alive.load(Ordering::SeqCst)
+    }
+
+    /// Open a new page (tab) with its own viewport.
+    pub async fn new_page(&self, viewport: Viewport) -> Result<Page> {
+        self.check_alive()?;
+        let guard = self.inner.browser.lock().await;
+        let b = guard.as_ref().ok_or(Error::BrowserNotLaunched)?;
+        let fut = b.new_page(CreateTargetParams::new("about:blank"));
+        let p = match tokio::time::timeout(Duration::from_secs(15), fut).await {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => return Err(page::map_cdp(e, "new page")),
+            Err(_) => {
+                return Err(Error::Timeout {
+                    what: "a new page".into(),
+                    ms: 15_000,
+                })
+            }
+        };
+        drop(guard);
+        Page::init(p, self.inner.alive.clone(), viewport).await
+    }
+
+    fn check_alive(&self) -> Result<()> {
+        if self.is_alive() {
+            Ok(())
+        } else {
+            Err(Error::TargetClosed {
+                target: "browser".into(),
+            })
+        }
+    }
+
+    /// Close the browser (kills a launched process, disconnects otherwise).
+    pub async fn close(&self) {
+        let mut guard = self.inner.browser.lock().await;
+        if let Some(mut b) = guard.take() {
+            if self.inner.launched {
+                let _ = tokio::time::timeout(Duration::from_secs(3), b.close()).await;
+                let _ = tokio::time::timeout(Duration::from_secs(3), b.wait()).await;
+                let _ = b.kill().await;
+            }
+        }
+        self.inner.alive.store(false, Ordering::SeqCst);
+    }
+
+    /// Kill the Chromium process abruptly (for crash tests).
+    pub async fn kill(&self) {
+        let mut guard = self.inner.browser.lock().await;
+        if let Some(b) = guard.as_mut() {
+            let _ = b.kill().await;
+        }
+    }
+}
+
+/// `http://host:port` -> the browser's WebSocket debugger URL (`/json/version`).
+async fn resolve_ws_url(base: &str) -> Result<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = base
+        .trim_start_matches("http://")
+        .trim_start_matches("https://")
+        .trim_end_matches('/');
+    let hostport = rest.split('/').next().unwrap_or(rest);
+    let fail = |why: String| Error::BrowserLaunch(format!("cannot reach {base}: {why}"));
+    let mut s = tokio::time::timeout(
+        Duration::from_secs(5),
+        tokio::net::TcpStream::connect(hostport),
+    )
+    .await
+    .map_err(|_| fail("timed out".into()))?
+    .map_err(|e| fail(e.to_string()))?;
+    let req = format!("GET /json/version HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes())
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
+        .await
+        .map_err(|_| fail("timed out".into()))?
+        .map_err(|e| fail(e.to_string()))?;
+    let text = String::from_utf8_lossy(&buf);
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    let v: serde_json::Value =
+        serde_json::from_str(body).map_err(|e| fail(format!("bad /json/version: {e}")))?;
+    v.get("webSocketDebuggerUrl")
+        .and_then(|u| u.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| fail("no webSocketDebuggerUrl in /json/version".into()))
+}

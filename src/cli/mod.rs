@@ -3,6 +3,7 @@
 //! Architecture invariant: CLI types never leave this module; commands turn
 //! arguments into library calls on `app` and print the results.
 pub mod annotations;
+mod observe;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -16,6 +17,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Find the interactive elements of a page and give each a stable ref.
+    Observe(observe::ObserveArgs),
     /// Work with the annotation store.
     Annotations(annotations::AnnotationsArgs),
 }
@@ -24,7 +27,7 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=off"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -39,6 +42,7 @@ pub fn main() -> ExitCode {
     let result = rt.block_on(async move {
         match cli.command {
             Command::Annotations(args) => annotations::run(args).await,
+            Command::Observe(args) => observe::run(args).await,
         }
     });
     match result {

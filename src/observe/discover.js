@@ -32,7 +32,6 @@
     for (const [k, r] of st.byKey) if (!r.deref() || !r.deref().isConnected) st.byKey.delete(k);
   }
 
-  const clickMarked = window[Symbol.for("pinpoint.clicks")] || null;
   const NATIVE_ROLE_TAGS = new Set(["a", "area", "button", "input", "select", "textarea", "summary", "option"]);
   const WIDGET_ROLES = new Set([
     "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
@@ -359,6 +358,7 @@
   // Walk one document (frame), with its offset relative to the top viewport.
   function walkDoc(doc, frameId, offX, offY, clip) {
     const win = doc.defaultView;
+    const marks = win[Symbol.for("pinpoint.clicks")] || null;
     const roots = [doc];
     while (roots.length) {
       const root = roots.shift();
@@ -389,7 +389,7 @@
         if (!cand) {
           // Clickable non-semantic elements: click listeners or an own cursor:pointer.
           if (el === doc.body || el === doc.documentElement) continue;
-          const listened = el.hasAttribute("onclick") || typeof el.onclick === "function" || (clickMarked && clickMarked.has(el));
+          const listened = el.hasAttribute("onclick") || typeof el.onclick === "function" || (marks && marks.has(el));
           let pointer = false;
           if (!listened) {
             const cs = win.getComputedStyle(el);

@@ -1,1 +1,203 @@
-//! Element discovery: in-page script + pure post-processing.
+//! Element discovery: the in-page script (`discover.js`) and the pure
+//! post-processing of what it returns.
+//!
+//! Choice (measured, see ARCHITECTURE.md): ONE `Runtime.evaluate` of an
+//! in-page pass per observation, walking every open shadow root and every
+//! same-origin iframe from the top frame. It computes role and accessible name
+//! itself (checked against Chromium's accessibility tree by the tests), hit-tests
+//! for occlusion, and tags each element with a stable in-page key so the ref
+//! registry can recognise the same live node without extra CDP round-trips.
+//! DOMSnapshot misses plain controls without listeners, and the AX tree has no
+//! bounds and skips iframes unless asked per frame; both cost more round-trips.
+//!
+//! Architecture invariant: imports only `model`, `refs` types and `error`; no I/O.
+
+use crate::error::{Error, Result};
+use crate::model::{Checked, Element, FrameInfo, MixedTag, Rect, Stability, ViewportInfo};
+use crate::refs::Candidate;
+use serde::Deserialize;
+
+/// The discovery script: a function expression taking an options object.
+pub const DISCOVER_JS: &str = include_str!("discover.js");
+
+/// Build the expression that runs one discovery pass.
+pub fn discover_expression(max_elements: Option<usize>) -> String {
+    let opts = serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000) });
+    format!("({})({})", DISCOVER_JS.trim_end().trim_end_matches(';'), opts)
+}
+
+/// What the in-page pass returns.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RawObservation {
+    pub doc: String,
+    pub url: String,
+    pub title: String,
+    pub viewport: ViewportInfo,
+    pub page: PageSize,
+    pub total: usize,
+    #[serde(default)]
+    pub frames: Vec<FrameInfo>,
+    pub elements: Vec<RawElement>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct PageSize {
+    pub width: f64,
+    pub height: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RawElement {
+    pub key: u64,
+    pub frame: String,
+    pub tag: String,
+    pub role: String,
+    #[serde(default)]
+    pub name: String,
+    pub input_type: Option<String>,
+    pub test_id: Option<String>,
+    pub id: Option<String>,
+    pub name_attr: Option<String>,
+    pub aria_label: Option<String>,
+    #[serde(default)]
+    pub placeholder: Option<String>,
+    pub href: Option<String>,
+    #[serde(default)]
+    pub anchor: String,
+    pub css_path: String,
+    #[serde(default)]
+    pub shadow: bool,
+    pub bounds: Rect,
+    pub in_viewport: bool,
+    pub visible: bool,
+    pub occluded: bool,
+    pub occluded_by: Option<String>,
+    #[serde(default)]
+    pub clickable: bool,
+    #[serde(default)]
+    pub disabled: bool,
+    pub checked: Option<serde_json::Value>,
+    pub expanded: Option<bool>,
+    pub selected: Option<bool>,
+    #[serde(default)]
+    pub focused: bool,
+    #[serde(default)]
+    pub editable: bool,
+    #[serde(default)]
+    pub sensitive: bool,
+    pub value: Option<String>,
+}
+
+/// Parse the script's JSON output.
+pub fn parse(json: &str) -> Result<RawObservation> {
+    serde_json::from_str(json).map_err(|e| Error::Internal(format!("discovery output did not parse: {e}")))
+}
+
+impl RawElement {
+    /// Turn a raw element into a registry candidate (ref not yet assigned).
+    pub fn into_candidate(self) -> Candidate {
+        let checked = match self.checked {
+            Some(serde_json::Value::Bool(b)) => Some(Checked::Bool(b)),
+            Some(serde_json::Value::String(s)) if s == "mixed" => Some(Checked::Mixed(MixedTag::Mixed)),
+            _ => None,
+        };
+        let round = |v: f64| (v * 100.0).round() / 100.0;
+        Candidate {
+            key: self.key,
+            element: Element {
+                ref_: String::new(),
+                role: self.role,
+                name: self.name,
+                tag: self.tag,
+                input_type: self.input_type,
+                bounds: Rect::new(
+                    round(self.bounds.x),
+                    round(self.bounds.y),
+                    round(self.bounds.width),
+                    round(self.bounds.height),
+                ),
+                in_viewport: self.in_viewport,
+                visible: self.visible,
+                occluded: self.occluded,
+                occluded_by: self.occluded_by,
+                disabled: self.disabled,
+                checked,
+                expanded: self.expanded,
+                selected: self.selected,
+                focused: self.focused,
+                editable: self.editable,
+                value: self.value,
+                sensitive: self.sensitive,
+                frame: self.frame,
+                selector: self.css_path,
+                shadow: self.shadow,
+                clickable: self.clickable,
+                stability: Stability::New,
+                previous_ref: None,
+                test_id: self.test_id,
+                id: self.id,
+                href: self.href,
+                name_attr: self.name_attr,
+                aria_label: self.aria_label,
+                anchor: self.anchor,
+            },
+        }
+    }
+}
+
+/// Filters an observation's element list the way callers ask.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub roles: Vec<String>,
+    pub max: Option<usize>,
+    pub only_in_viewport: bool,
+}
+
+impl Filter {
+    pub fn apply(&self, els: &[Element]) -> Vec<Element> {
+        let mut out: Vec<Element> = els
+            .iter()
+            .filter(|e| self.roles.is_empty() || self.roles.iter().any(|r| r == &e.role || r == &e.tag))
+            .filter(|e| !self.only_in_viewport || e.in_viewport)
+            .cloned()
+            .collect();
+        if let Some(m) = self.max {
+            out.truncate(m);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_minimal_output() {
+        let json = r#"{"doc":"d","url":"http://x/","title":"t","viewport":{"width":1280,"height":720,"scrollX":0,"scrollY":0,"dpr":1},
+          "page":{"width":1280,"height":900},"total":1,"frames":[],
+          "elements":[{"key":1,"frame":"main","tag":"button","role":"button","name":"Go","inputType":null,"testId":null,"id":null,
+          "nameAttr":null,"ariaLabel":null,"href":null,"anchor":"","cssPath":"body > button","bounds":{"x":1,"y":2,"width":3,"height":4},
+          "inViewport":true,"visible":true,"occluded":false,"occludedBy":null,"checked":"mixed","expanded":null,"selected":null,"value":null}]}"#;
+        let raw = parse(json).unwrap();
+        let c = raw.elements.into_iter().next().unwrap().into_candidate();
+        assert_eq!(c.key, 1);
+        assert_eq!(c.element.checked, Some(Checked::Mixed(MixedTag::Mixed)));
+        assert_eq!(c.element.bounds, Rect::new(1.0, 2.0, 3.0, 4.0));
+    }
+
+    #[test]
+    fn bad_output_is_an_error_not_a_panic() {
+        assert!(parse("{").is_err());
+        assert!(parse("[]").is_err());
+    }
+
+    #[test]
+    fn expression_embeds_options() {
+        let e = discover_expression(Some(5));
+        assert!(e.contains("\"maxElements\":5"));
+        assert!(e.starts_with("((function"));
+    }
+}

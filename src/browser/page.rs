@@ -1,0 +1,606 @@
+//! One browser page (tab): navigation, script evaluation, input, screenshots.
+
+use super::Viewport;
+use crate::error::{Error, Result};
+use base64::Engine;
+use chromiumoxide::cdp::browser_protocol::accessibility::GetFullAxTreeParams;
+use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, SetFileInputFilesParams};
+use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams,
+    DispatchMouseEventType, InsertTextParams, MouseButton as CdpButton,
+};
+use chromiumoxide::cdp::browser_protocol::network::EventResponseReceived;
+use chromiumoxide::cdp::browser_protocol::page::{
+    AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CaptureScreenshotParams,
+    EventLifecycleEvent, HandleJavaScriptDialogParams, NavigateParams, ReloadParams, Viewport as CdpClip,
+};
+use chromiumoxide::cdp::js_protocol::runtime::{CallArgument, CallFunctionOnParams, EvaluateParams};
+use chromiumoxide::error::CdpError;
+use chromiumoxide::types::Command;
+use futures::StreamExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Default per-command timeout.
+const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Init script: remembers elements that get click-like listeners, so discovery
+/// can find clickable `div`s without semantics. Runs in every frame.
+const CLICK_TRACKER: &str = r#"(() => {
+  const S = Symbol.for("pinpoint.clicks");
+  if (window[S]) return;
+  const set = new WeakSet();
+  Object.defineProperty(window, S, { value: set, enumerable: false });
+  const orig = EventTarget.prototype.addEventListener;
+  const kinds = new Set(["click", "mousedown", "pointerdown", "mouseup", "pointerup", "dblclick"]);
+  EventTarget.prototype.addEventListener = function (type, ...rest) {
+    if (kinds.has(type) && this && this.nodeType === 1) set.add(this);
+    return orig.call(this, type, ...rest);
+  };
+})();"#;
+
+/// When a navigation counts as done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadState {
+    #[default]
+    Load,
+    #[serde(alias = "DOMContentLoaded")]
+    Domcontentloaded,
+    Networkidle,
+    Commit,
+}
+
+impl LoadState {
+    pub fn parse(s: &str) -> Result<LoadState> {
+        match s.to_ascii_lowercase().as_str() {
+            "load" => Ok(LoadState::Load),
+            "domcontentloaded" => Ok(LoadState::Domcontentloaded),
+            "networkidle" => Ok(LoadState::Networkidle),
+            "commit" => Ok(LoadState::Commit),
+            _ => Err(Error::invalid_field(
+                "waitUntil",
+                format!("unknown waitUntil {s:?}: expected load, domcontentloaded, networkidle or commit"),
+            )),
+        }
+    }
+    fn lifecycle_name(self) -> Option<&'static str> {
+        match self {
+            LoadState::Load => Some("load"),
+            LoadState::Domcontentloaded => Some("DOMContentLoaded"),
+            LoadState::Networkidle => Some("networkIdle"),
+            LoadState::Commit => None,
+        }
+    }
+}
+
+/// What a navigation produced.
+#[derive(Debug, Clone)]
+pub struct NavOutcome {
+    pub url: String,
+    /// HTTP status of the main document (0 when there was no response, e.g. same-document).
+    pub status: i64,
+    pub headers: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    #[default]
+    Left,
+    Right,
+    Middle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScreenshotFormat {
+    #[default]
+    Png,
+    Jpeg(u8),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ScreenshotRequest {
+    pub format: ScreenshotFormat,
+    /// Page CSS px; `None` = the viewport.
+    pub clip: Option<crate::model::Rect>,
+    /// Capture beyond the viewport (full page or clips outside the viewport).
+    pub beyond_viewport: bool,
+}
+
+/// One key stroke for [`Page::key`].
+#[derive(Debug, Clone, Default)]
+pub struct KeyEvent {
+    pub key: String,
+    pub code: String,
+    pub key_code: i64,
+    /// Text inserted by the key (empty for non-printing keys).
+    pub text: String,
+    /// CDP modifier bit mask: Alt=1, Ctrl=2, Meta=4, Shift=8.
+    pub modifiers: i64,
+    pub location: i64,
+}
+
+/// A node of Chromium's accessibility tree (only what tests and observe need).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AxNode {
+    pub backend_node_id: Option<i64>,
+    pub role: String,
+    pub name: String,
+    pub ignored: bool,
+}
+
+/// A handle to one page. Cheap to clone.
+#[derive(Clone)]
+pub struct Page {
+    page: chromiumoxide::Page,
+    alive: Arc<AtomicBool>,
+    closed: Arc<AtomicBool>,
+    viewport: Arc<std::sync::Mutex<Viewport>>,
+}
+
+impl std::fmt::Debug for Page {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Page").field("target", &self.page.target_id()).finish()
+    }
+}
+
+/// Map a chromiumoxide error to ours. This is the one place that reads CDP error text.
+pub(crate) fn map_cdp(e: CdpError, what: &str) -> Error {
+    match &e {
+        CdpError::Ws(_) | CdpError::ChannelSendError(_) | CdpError::NoResponse => Error::TargetClosed {
+            target: what.to_string(),
+        },
+        CdpError::Timeout => Error::Timeout {
+            what: what.to_string(),
+            ms: CALL_TIMEOUT.as_millis() as u64,
+        },
+        CdpError::JavascriptException(d) => {
+            let msg = d
+                .exception
+                .as_ref()
+                .and_then(|x| x.description.clone())
+                .unwrap_or_else(|| d.text.clone());
+            Error::Cdp(format!("{what}: script error: {msg}"))
+        }
+        _ => {
+            let s = e.to_string();
+            if s.contains("Execution context was destroyed")
+                || s.contains("Cannot find context with specified id")
+                || s.contains("Inspected target navigated or closed")
+            {
+                Error::ContextDestroyed
+            } else if s.contains("Target closed") || s.contains("No target with given id") || s.contains("Session with given id not found") {
+                Error::TargetClosed {
+                    target: what.to_string(),
+                }
+            } else {
+                Error::Cdp(format!("{what}: {s}"))
+            }
+        }
+    }
+}
+
+impl Page {
+    pub(super) async fn init(page: chromiumoxide::Page, alive: Arc<AtomicBool>, vp: Viewport) -> Result<Page> {
+        let p = Page {
+            page,
+            alive,
+            closed: Arc::new(AtomicBool::new(false)),
+            viewport: Arc::new(std::sync::Mutex::new(vp)),
+        };
+        p.call(AddScriptToEvaluateOnNewDocumentParams::new(CLICK_TRACKER), "init script")
+            .await?;
+        p.set_viewport(vp).await?;
+        Ok(p)
+    }
+
+    /// The CDP target id (stable for the page's lifetime).
+    pub fn target_id(&self) -> String {
+        self.page.target_id().as_ref().to_string()
+    }
+
+    pub fn viewport(&self) -> Viewport {
+        self.viewport.lock().map(|v| *v).unwrap_or_default()
+    }
+
+    fn check(&self) -> Result<()> {
+        if !self.alive.load(Ordering::SeqCst) {
+            return Err(Error::TargetClosed {
+                target: "browser".into(),
+            });
+        }
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(Error::TargetClosed {
+                target: "page".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Run one CDP command with a timeout and error mapping.
+    async fn call<T: Command>(&self, cmd: T, what: &str) -> Result<T::Response> {
+        self.call_within(cmd, what, CALL_TIMEOUT).await
+    }
+
+    async fn call_within<T: Command>(&self, cmd: T, what: &str, limit: Duration) -> Result<T::Response> {
+        self.check()?;
+        match tokio::time::timeout(limit, self.page.execute(cmd)).await {
+            Ok(Ok(r)) => Ok(r.result),
+            Ok(Err(e)) => {
+                if !self.alive.load(Ordering::SeqCst) {
+                    return Err(Error::TargetClosed {
+                        target: "browser".into(),
+                    });
+                }
+                Err(map_cdp(e, what))
+            }
+            Err(_) => {
+                if !self.alive.load(Ordering::SeqCst) {
+                    return Err(Error::TargetClosed {
+                        target: "browser".into(),
+                    });
+                }
+                Err(Error::Timeout {
+                    what: what.to_string(),
+                    ms: limit.as_millis() as u64,
+                })
+            }
+        }
+    }
+
+    pub async fn set_viewport(&self, vp: Viewport) -> Result<()> {
+        let params = SetDeviceMetricsOverrideParams::new(vp.width as i64, vp.height as i64, vp.dpr, false);
+        self.call(params, "set viewport").await?;
+        if let Ok(mut v) = self.viewport.lock() {
+            *v = vp;
+        }
+        Ok(())
+    }
+
+    /// Navigate and wait until `wait` (or the timeout).
+    pub async fn navigate(&self, url: &str, wait: LoadState, timeout: Duration) -> Result<NavOutcome> {
+        self.check()?;
+        let mut life = self
+            .page
+            .event_listener::<EventLifecycleEvent>()
+            .await
+            .map_err(|e| map_cdp(e, "navigate"))?;
+        let mut responses = self
+            .page
+            .event_listener::<EventResponseReceived>()
+            .await
+            .map_err(|e| map_cdp(e, "navigate"))?;
+        let started = Instant::now();
+        let nav = self
+            .call_within(NavigateParams::new(url), "navigate", timeout)
+            .await
+            .map_err(|e| match e {
+                Error::Timeout { .. } => Error::Timeout {
+                    what: format!("navigation to {url}"),
+                    ms: timeout.as_millis() as u64,
+                },
+                other => other,
+            })?;
+        if let Some(err) = nav.error_text.filter(|t| !t.is_empty()) {
+            return Err(Error::NavigationFailed {
+                url: url.to_string(),
+                reason: err,
+            });
+        }
+        let Some(loader) = nav.loader_id else {
+            // Same-document navigation (fragment / history): nothing to wait for.
+            return Ok(NavOutcome {
+                url: self.url().await.unwrap_or_else(|_| url.to_string()),
+                status: 0,
+                headers: Default::default(),
+            });
+        };
+        let mut status = 0;
+        let mut headers = serde_json::Map::new();
+        let target = wait.lifecycle_name();
+        let deadline = started + timeout;
+        let mut done = target.is_none();
+        while !done {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout {
+                    what: format!("{url} to reach {wait:?}"),
+                    ms: timeout.as_millis() as u64,
+                });
+            }
+            tokio::select! {
+                ev = life.next() => match ev {
+                    Some(ev) => {
+                        if ev.loader_id == loader && Some(ev.name.as_str()) == target {
+                            done = true;
+                        }
+                    }
+                    None => return Err(Error::TargetClosed { target: "page".into() }),
+                },
+                r = responses.next() => {
+                    if let Some(r) = r {
+                        if r.loader_id == loader && status == 0 {
+                            status = r.response.status;
+                            if let Some(obj) = r.response.headers.inner().as_object() {
+                                headers = obj.clone();
+                            }
+                        }
+                    }
+                },
+                _ = tokio::time::sleep(left) => {
+                    if !self.alive.load(Ordering::SeqCst) {
+                        return Err(Error::TargetClosed { target: "browser".into() });
+                    }
+                }
+            }
+        }
+        // A response may have raced the lifecycle event.
+        while status == 0 {
+            match tokio::time::timeout(Duration::from_millis(1), responses.next()).await {
+                Ok(Some(r)) if r.loader_id == loader => {
+                    status = r.response.status;
+                    if let Some(obj) = r.response.headers.inner().as_object() {
+                        headers = obj.clone();
+                    }
+                }
+                Ok(Some(_)) => continue,
+                _ => break,
+            }
+        }
+        Ok(NavOutcome {
+            url: self.url().await.unwrap_or_else(|_| url.to_string()),
+            status,
+            headers,
+        })
+    }
+
+    pub async fn reload(&self) -> Result<()> {
+        self.call(ReloadParams::default(), "reload").await?;
+        Ok(())
+    }
+
+    /// Evaluate an expression and return its value as JSON.
+    pub async fn eval(&self, expression: &str) -> Result<serde_json::Value> {
+        let params = EvaluateParams::builder()
+            .expression(expression)
+            .return_by_value(true)
+            .await_promise(true)
+            .user_gesture(true)
+            .build()
+            .map_err(Error::Internal)?;
+        let r = self.call(params, "evaluate").await?;
+        if let Some(ex) = r.exception_details {
+            let msg = ex
+                .exception
+                .as_ref()
+                .and_then(|x| x.description.clone())
+                .unwrap_or(ex.text);
+            return Err(Error::Cdp(format!("script error: {msg}")));
+        }
+        Ok(r.result.value.unwrap_or(serde_json::Value::Null))
+    }
+
+    /// Evaluate an expression that returns a JSON string, and parse it.
+    pub async fn eval_json_string(&self, expression: &str) -> Result<String> {
+        match self.eval(expression).await? {
+            serde_json::Value::String(s) => Ok(s),
+            other => Err(Error::Internal(format!("script returned {other} instead of a string"))),
+        }
+    }
+
+    /// Remote object id of the element an expression evaluates to.
+    async fn object_id(&self, expression: &str) -> Result<chromiumoxide::cdp::js_protocol::runtime::RemoteObjectId> {
+        let params = EvaluateParams::builder()
+            .expression(expression)
+            .return_by_value(false)
+            .build()
+            .map_err(Error::Internal)?;
+        let r = self.call(params, "evaluate").await?;
+        if let Some(ex) = r.exception_details {
+            return Err(Error::Cdp(format!("script error: {}", ex.text)));
+        }
+        r.result.object_id.ok_or_else(|| Error::ElementNotFound {
+            target: expression.chars().take(80).collect(),
+            stale: false,
+        })
+    }
+
+    /// Backend DOM node id of the element an expression evaluates to.
+    pub async fn backend_node_id(&self, expression: &str) -> Result<i64> {
+        let oid = self.object_id(expression).await?;
+        let r = self
+            .call(DescribeNodeParams::builder().object_id(oid).build(), "describe node")
+            .await?;
+        Ok(*r.node.backend_node_id.inner())
+    }
+
+    /// Put files onto the `<input type=file>` an expression evaluates to.
+    pub async fn set_input_files(&self, expression: &str, files: Vec<String>) -> Result<()> {
+        let oid = self.object_id(expression).await?;
+        let p = SetFileInputFilesParams::builder()
+            .files(files)
+            .object_id(oid)
+            .build()
+            .map_err(Error::Internal)?;
+        self.call(p, "set input files").await?;
+        Ok(())
+    }
+
+    /// Call `fn_source` with `this` = the element an expression evaluates to.
+    pub async fn call_on(&self, expression: &str, fn_source: &str, arg: serde_json::Value) -> Result<serde_json::Value> {
+        let oid = self.object_id(expression).await?;
+        let p = CallFunctionOnParams::builder()
+            .function_declaration(fn_source)
+            .object_id(oid)
+            .argument(CallArgument::builder().value(arg).build())
+            .return_by_value(true)
+            .await_promise(true)
+            .build()
+            .map_err(Error::Internal)?;
+        let r = self.call(p, "call function").await?;
+        if let Some(ex) = r.exception_details {
+            return Err(Error::Cdp(format!("script error: {}", ex.text)));
+        }
+        Ok(r.result.value.unwrap_or(serde_json::Value::Null))
+    }
+
+    /// Chromium's full accessibility tree of the main frame (and of each
+    /// same-origin iframe's document, when `frame_ids` is non-empty).
+    pub async fn ax_tree(&self) -> Result<Vec<AxNode>> {
+        let r = self.call(GetFullAxTreeParams::default(), "accessibility tree").await?;
+        Ok(r.nodes
+            .into_iter()
+            .map(|n| AxNode {
+                backend_node_id: n.backend_dom_node_id.map(|b| *b.inner()),
+                role: n.role.and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+                name: n.name.and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+                ignored: n.ignored,
+            })
+            .collect())
+    }
+
+    /// Capture a screenshot (encoded bytes, as Chromium produced them).
+    pub async fn screenshot(&self, req: &ScreenshotRequest) -> Result<Vec<u8>> {
+        let mut b = CaptureScreenshotParams::builder();
+        b = match req.format {
+            ScreenshotFormat::Png => b.format(CaptureScreenshotFormat::Png),
+            ScreenshotFormat::Jpeg(q) => b.format(CaptureScreenshotFormat::Jpeg).quality(q as i64),
+        };
+        if let Some(c) = req.clip {
+            b = b.clip(CdpClip {
+                x: c.x,
+                y: c.y,
+                width: c.width,
+                height: c.height,
+                scale: 1.0,
+            });
+        }
+        if req.beyond_viewport {
+            b = b.capture_beyond_viewport(true);
+        }
+        b = b.optimize_for_speed(true);
+        let r = self.call(b.build(), "screenshot").await?;
+        let data: &str = r.data.as_ref();
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| Error::Image(format!("screenshot was not base64: {e}")))
+    }
+
+    pub async fn mouse(&self, kind: &str, x: f64, y: f64, button: MouseButton, click_count: i64, modifiers: i64) -> Result<()> {
+        let t = match kind {
+            "down" => DispatchMouseEventType::MousePressed,
+            "up" => DispatchMouseEventType::MouseReleased,
+            _ => DispatchMouseEventType::MouseMoved,
+        };
+        let btn = match button {
+            MouseButton::Left => CdpButton::Left,
+            MouseButton::Right => CdpButton::Right,
+            MouseButton::Middle => CdpButton::Middle,
+        };
+        let buttons = match (kind, button) {
+            ("down", MouseButton::Left) => 1,
+            ("down", MouseButton::Right) => 2,
+            ("down", MouseButton::Middle) => 4,
+            _ => 0,
+        };
+        let mut p = DispatchMouseEventParams::new(t, x, y);
+        p.modifiers = Some(modifiers);
+        if kind != "move" {
+            p.button = Some(btn);
+            p.click_count = Some(click_count);
+        } else {
+            p.button = Some(CdpButton::None);
+        }
+        p.buttons = Some(buttons);
+        self.call(p, "mouse event").await?;
+        Ok(())
+    }
+
+    /// Move with a button held (drag): `buttons` bitmask as CDP expects.
+    pub async fn mouse_drag_move(&self, x: f64, y: f64) -> Result<()> {
+        let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseMoved, x, y);
+        p.button = Some(CdpButton::Left);
+        p.buttons = Some(1);
+        self.call(p, "mouse event").await?;
+        Ok(())
+    }
+
+    pub async fn wheel(&self, x: f64, y: f64, dx: f64, dy: f64) -> Result<()> {
+        let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseWheel, x, y);
+        p.delta_x = Some(dx);
+        p.delta_y = Some(dy);
+        self.call(p, "mouse wheel").await?;
+        Ok(())
+    }
+
+    pub async fn key(&self, k: &KeyEvent, down: bool) -> Result<()> {
+        let t = if down {
+            if k.text.is_empty() {
+                DispatchKeyEventType::RawKeyDown
+            } else {
+                DispatchKeyEventType::KeyDown
+            }
+        } else {
+            DispatchKeyEventType::KeyUp
+        };
+        let mut p = DispatchKeyEventParams::new(t);
+        p.key = Some(k.key.clone());
+        p.code = Some(k.code.clone());
+        p.windows_virtual_key_code = Some(k.key_code);
+        p.native_virtual_key_code = Some(k.key_code);
+        p.modifiers = Some(k.modifiers);
+        if k.location != 0 {
+            p.location = Some(k.location);
+        }
+        if down && !k.text.is_empty() {
+            p.text = Some(k.text.clone());
+            p.unmodified_text = Some(k.text.clone());
+        }
+        self.call(p, "key event").await?;
+        Ok(())
+    }
+
+    pub async fn insert_text(&self, text: &str) -> Result<()> {
+        self.call(InsertTextParams::new(text), "insert text").await?;
+        Ok(())
+    }
+
+    pub async fn handle_dialog(&self, accept: bool, prompt: Option<String>) -> Result<()> {
+        let mut p = HandleJavaScriptDialogParams::new(accept);
+        p.prompt_text = prompt;
+        self.call(p, "handle dialog").await?;
+        Ok(())
+    }
+
+    pub async fn url(&self) -> Result<String> {
+        let v = self.eval("location.href").await?;
+        Ok(v.as_str().unwrap_or_default().to_string())
+    }
+
+    pub async fn title(&self) -> Result<String> {
+        let v = self.eval("document.title").await?;
+        Ok(v.as_str().unwrap_or_default().to_string())
+    }
+
+    pub async fn close(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        if !self.alive.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let p = self.page.clone();
+        match tokio::time::timeout(Duration::from_secs(5), p.close()).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(map_cdp(e, "close page")),
+            Err(_) => Ok(()),
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst) || !self.alive.load(Ordering::SeqCst)
+    }
+}
