@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
+pub mod bench;
 pub mod fixtures;
 
 /// One open page with its ref registry.
@@ -100,8 +101,12 @@ impl Session {
     /// Open a page and make it the active one.
     pub async fn new_page(&self, viewport: Option<Viewport>) -> Result<Arc<PageState>> {
         let b = self.browser().await?;
-        let page = b.new_page(viewport.unwrap_or(self.default_viewport)).await?;
-        let n = self.next_page.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let page = b
+            .new_page(viewport.unwrap_or(self.default_viewport))
+            .await?;
+        let n = self
+            .next_page
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let id = format!("page-{n}");
         let st = Arc::new(PageState {
             id: id.clone(),
@@ -117,12 +122,20 @@ impl Session {
     pub async fn page(&self, id: Option<&str>) -> Result<Arc<PageState>> {
         let id = match id {
             Some(i) => i.to_string(),
-            None => self.active.lock().await.clone().ok_or_else(|| Error::PageNotFound {
-                page_id: "(no active page)".into(),
-            })?,
+            None => self
+                .active
+                .lock()
+                .await
+                .clone()
+                .ok_or_else(|| Error::PageNotFound {
+                    page_id: "(no active page)".into(),
+                })?,
         };
         let pages = self.pages.lock().await;
-        let p = pages.get(&id).cloned().ok_or(Error::PageNotFound { page_id: id })?;
+        let p = pages
+            .get(&id)
+            .cloned()
+            .ok_or(Error::PageNotFound { page_id: id })?;
         if p.page.is_closed() {
             return Err(Error::TargetClosed {
                 target: format!("page {}", p.id),
@@ -163,7 +176,13 @@ impl Session {
         p.page.close().await
     }
 
-    pub async fn navigate(&self, page: &PageState, url: &str, wait: LoadState, timeout: Duration) -> Result<NavOutcome> {
+    pub async fn navigate(
+        &self,
+        page: &PageState,
+        url: &str,
+        wait: LoadState,
+        timeout: Duration,
+    ) -> Result<NavOutcome> {
         page.page.navigate(url, wait, timeout).await
     }
 
@@ -182,7 +201,13 @@ impl Session {
 }
 
 /// Pure part of observe: registry lifetime rules + ref assignment.
-pub fn assign_refs(st: &mut RefState, raw: observe::RawObservation, opts: &ObserveOptions, discover_ms: f64, t1: Instant) -> Observation {
+pub fn assign_refs(
+    st: &mut RefState,
+    raw: observe::RawObservation,
+    opts: &ObserveOptions,
+    discover_ms: f64,
+    t1: Instant,
+) -> Observation {
     let url_key = strip_fragment(&raw.url);
     // A new document at another URL starts a fresh registry; same-document
     // (SPA) route changes and reloads of the same URL keep it.
@@ -192,7 +217,11 @@ pub fn assign_refs(st: &mut RefState, raw: observe::RawObservation, opts: &Obser
     }
     st.url = url_key;
     let total = raw.total;
-    let cands: Vec<_> = raw.elements.into_iter().map(|e| e.into_candidate()).collect();
+    let cands: Vec<_> = raw
+        .elements
+        .into_iter()
+        .map(|e| e.into_candidate())
+        .collect();
     let (elements, changes) = if opts.positional_refs {
         let els = cands
             .into_iter()
@@ -205,7 +234,9 @@ pub fn assign_refs(st: &mut RefState, raw: observe::RawObservation, opts: &Obser
             .collect();
         (els, Changes::default())
     } else if opts.refresh_refs {
-        let (fresh, els, ch) = st.registry.refresh(&raw.doc, cands, opts.include_ref_history);
+        let (fresh, els, ch) = st
+            .registry
+            .refresh(&raw.doc, cands, opts.include_ref_history);
         st.registry = fresh;
         (els, ch)
     } else {

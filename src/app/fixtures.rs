@@ -111,6 +111,9 @@ pub fn fixtures_dir() -> Result<PathBuf> {
     if d.is_dir() {
         Ok(d)
     } else {
-        Err(Error::invalid(format!("fixtures folder not found at {}", d.display())))
+        Err(Error::invalid(format!(
+            "fixtures folder not found at {}",
+            d.display()
+        )))
     }
 }

@@ -74,7 +74,9 @@ impl Viewport {
         let bad = || {
             Error::invalid_field(
                 "viewport",
-                format!("bad viewport {s:?}: expected WIDTHxHEIGHT, e.g. 1280x720 (each 100..=7680)"),
+                format!(
+                    "bad viewport {s:?}: expected WIDTHxHEIGHT, e.g. 1280x720 (each 100..=7680)"
+                ),
             )
         };
         let (w, h) = s.split_once(['x', 'X', ',']).ok_or_else(bad)?;
@@ -133,7 +135,12 @@ pub fn find_chrome(explicit: Option<&Path>) -> Result<PathBuf> {
             candidates.push(PathBuf::from(p));
         }
         let path = std::env::var_os("PATH").unwrap_or_default();
-        for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
+        for name in [
+            "chromium",
+            "chromium-browser",
+            "google-chrome",
+            "google-chrome-stable",
+        ] {
             for dir in std::env::split_paths(&path) {
                 candidates.push(dir.join(name));
             }
@@ -208,9 +215,9 @@ impl Browser {
             b = b.with_head();
         }
         let config = b.build().map_err(Error::BrowserLaunch)?;
-        let (browser, handler) = CoBrowser::launch(config).await.map_err(|e| {
-            Error::BrowserLaunch(format!("{} ({})", e, exe.display()))
-        })?;
+        let (browser, handler) = CoBrowser::launch(config)
+            .await
+            .map_err(|e| Error::BrowserLaunch(format!("{} ({})", e, exe.display())))?;
         Self::finish(browser, handler, Some(profile), true).await
     }
 
@@ -245,8 +252,7 @@ impl Browser {
             flag.store(false, Ordering::SeqCst);
             tracing::info!("browser connection closed");
         });
-        let version = match tokio::time::timeout(Duration::from_secs(10), browser.version()).await
-        {
+        let version = match tokio::time::timeout(Duration::from_secs(10), browser.version()).await {
             Ok(Ok(v)) => v.product,
             Ok(Err(e)) => return Err(Error::BrowserLaunch(e.to_string())),
             Err(_) => {
@@ -344,7 +350,8 @@ async fn resolve_ws_url(base: &str) -> Result<String> {
     .await
     .map_err(|_| fail("timed out".into()))?
     .map_err(|e| fail(e.to_string()))?;
-    let req = format!("GET /json/version HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n");
+    let req =
+        format!("GET /json/version HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n");
     s.write_all(req.as_bytes())
         .await
         .map_err(|e| fail(e.to_string()))?;

@@ -7,15 +7,18 @@ use chromiumoxide::cdp::browser_protocol::accessibility::GetFullAxTreeParams;
 use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, SetFileInputFilesParams};
 use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
 use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams,
-    DispatchMouseEventType, InsertTextParams, MouseButton as CdpButton,
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+    InsertTextParams, MouseButton as CdpButton,
 };
 use chromiumoxide::cdp::browser_protocol::network::EventResponseReceived;
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CaptureScreenshotParams,
-    EventLifecycleEvent, HandleJavaScriptDialogParams, NavigateParams, ReloadParams, Viewport as CdpClip,
+    EventLifecycleEvent, HandleJavaScriptDialogParams, NavigateParams, ReloadParams,
+    Viewport as CdpClip,
 };
-use chromiumoxide::cdp::js_protocol::runtime::{CallArgument, CallFunctionOnParams, EvaluateParams};
+use chromiumoxide::cdp::js_protocol::runtime::{
+    CallArgument, CallFunctionOnParams, EvaluateParams,
+};
 use chromiumoxide::error::CdpError;
 use chromiumoxide::types::Command;
 use futures::StreamExt;
@@ -143,16 +146,20 @@ pub struct Page {
 
 impl std::fmt::Debug for Page {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Page").field("target", &self.page.target_id()).finish()
+        f.debug_struct("Page")
+            .field("target", &self.page.target_id())
+            .finish()
     }
 }
 
 /// Map a chromiumoxide error to ours. This is the one place that reads CDP error text.
 pub(crate) fn map_cdp(e: CdpError, what: &str) -> Error {
     match &e {
-        CdpError::Ws(_) | CdpError::ChannelSendError(_) | CdpError::NoResponse => Error::TargetClosed {
-            target: what.to_string(),
-        },
+        CdpError::Ws(_) | CdpError::ChannelSendError(_) | CdpError::NoResponse => {
+            Error::TargetClosed {
+                target: what.to_string(),
+            }
+        }
         CdpError::Timeout => Error::Timeout {
             what: what.to_string(),
             ms: CALL_TIMEOUT.as_millis() as u64,
@@ -172,7 +179,10 @@ pub(crate) fn map_cdp(e: CdpError, what: &str) -> Error {
                 || s.contains("Inspected target navigated or closed")
             {
                 Error::ContextDestroyed
-            } else if s.contains("Target closed") || s.contains("No target with given id") || s.contains("Session with given id not found") {
+            } else if s.contains("Target closed")
+                || s.contains("No target with given id")
+                || s.contains("Session with given id not found")
+            {
                 Error::TargetClosed {
                     target: what.to_string(),
                 }
@@ -184,15 +194,22 @@ pub(crate) fn map_cdp(e: CdpError, what: &str) -> Error {
 }
 
 impl Page {
-    pub(super) async fn init(page: chromiumoxide::Page, alive: Arc<AtomicBool>, vp: Viewport) -> Result<Page> {
+    pub(super) async fn init(
+        page: chromiumoxide::Page,
+        alive: Arc<AtomicBool>,
+        vp: Viewport,
+    ) -> Result<Page> {
         let p = Page {
             page,
             alive,
             closed: Arc::new(AtomicBool::new(false)),
             viewport: Arc::new(std::sync::Mutex::new(vp)),
         };
-        p.call(AddScriptToEvaluateOnNewDocumentParams::new(CLICK_TRACKER), "init script")
-            .await?;
+        p.call(
+            AddScriptToEvaluateOnNewDocumentParams::new(CLICK_TRACKER),
+            "init script",
+        )
+        .await?;
         p.set_viewport(vp).await?;
         Ok(p)
     }
@@ -225,7 +242,12 @@ impl Page {
         self.call_within(cmd, what, CALL_TIMEOUT).await
     }
 
-    async fn call_within<T: Command>(&self, cmd: T, what: &str, limit: Duration) -> Result<T::Response> {
+    async fn call_within<T: Command>(
+        &self,
+        cmd: T,
+        what: &str,
+        limit: Duration,
+    ) -> Result<T::Response> {
         self.check()?;
         match tokio::time::timeout(limit, self.page.execute(cmd)).await {
             Ok(Ok(r)) => Ok(r.result),
@@ -252,7 +274,8 @@ impl Page {
     }
 
     pub async fn set_viewport(&self, vp: Viewport) -> Result<()> {
-        let params = SetDeviceMetricsOverrideParams::new(vp.width as i64, vp.height as i64, vp.dpr, false);
+        let params =
+            SetDeviceMetricsOverrideParams::new(vp.width as i64, vp.height as i64, vp.dpr, false);
         self.call(params, "set viewport").await?;
         if let Ok(mut v) = self.viewport.lock() {
             *v = vp;
@@ -261,7 +284,12 @@ impl Page {
     }
 
     /// Navigate and wait until `wait` (or the timeout).
-    pub async fn navigate(&self, url: &str, wait: LoadState, timeout: Duration) -> Result<NavOutcome> {
+    pub async fn navigate(
+        &self,
+        url: &str,
+        wait: LoadState,
+        timeout: Duration,
+    ) -> Result<NavOutcome> {
         self.check()?;
         let mut life = self
             .page
@@ -387,12 +415,17 @@ impl Page {
     pub async fn eval_json_string(&self, expression: &str) -> Result<String> {
         match self.eval(expression).await? {
             serde_json::Value::String(s) => Ok(s),
-            other => Err(Error::Internal(format!("script returned {other} instead of a string"))),
+            other => Err(Error::Internal(format!(
+                "script returned {other} instead of a string"
+            ))),
         }
     }
 
     /// Remote object id of the element an expression evaluates to.
-    async fn object_id(&self, expression: &str) -> Result<chromiumoxide::cdp::js_protocol::runtime::RemoteObjectId> {
+    async fn object_id(
+        &self,
+        expression: &str,
+    ) -> Result<chromiumoxide::cdp::js_protocol::runtime::RemoteObjectId> {
         let params = EvaluateParams::builder()
             .expression(expression)
             .return_by_value(false)
@@ -412,7 +445,10 @@ impl Page {
     pub async fn backend_node_id(&self, expression: &str) -> Result<i64> {
         let oid = self.object_id(expression).await?;
         let r = self
-            .call(DescribeNodeParams::builder().object_id(oid).build(), "describe node")
+            .call(
+                DescribeNodeParams::builder().object_id(oid).build(),
+                "describe node",
+            )
             .await?;
         Ok(*r.node.backend_node_id.inner())
     }
@@ -430,7 +466,12 @@ impl Page {
     }
 
     /// Call `fn_source` with `this` = the element an expression evaluates to.
-    pub async fn call_on(&self, expression: &str, fn_source: &str, arg: serde_json::Value) -> Result<serde_json::Value> {
+    pub async fn call_on(
+        &self,
+        expression: &str,
+        fn_source: &str,
+        arg: serde_json::Value,
+    ) -> Result<serde_json::Value> {
         let oid = self.object_id(expression).await?;
         let p = CallFunctionOnParams::builder()
             .function_declaration(fn_source)
@@ -447,19 +488,42 @@ impl Page {
         Ok(r.result.value.unwrap_or(serde_json::Value::Null))
     }
 
-    /// Chromium's full accessibility tree of the main frame (and of each
-    /// same-origin iframe's document, when `frame_ids` is non-empty).
+    /// Chromium's full accessibility tree of every frame of the page.
     pub async fn ax_tree(&self) -> Result<Vec<AxNode>> {
-        let r = self.call(GetFullAxTreeParams::default(), "accessibility tree").await?;
-        Ok(r.nodes
-            .into_iter()
-            .map(|n| AxNode {
-                backend_node_id: n.backend_dom_node_id.map(|b| *b.inner()),
-                role: n.role.and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
-                name: n.name.and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
-                ignored: n.ignored,
-            })
-            .collect())
+        use chromiumoxide::cdp::browser_protocol::page::{FrameTree, GetFrameTreeParams};
+        let tree = self
+            .call(GetFrameTreeParams::default(), "frame tree")
+            .await?;
+        let mut ids = Vec::new();
+        let mut stack: Vec<FrameTree> = vec![tree.frame_tree];
+        while let Some(f) = stack.pop() {
+            ids.push(f.frame.id.clone());
+            stack.extend(f.child_frames.unwrap_or_default());
+        }
+        let mut out = Vec::new();
+        for id in ids {
+            let p = GetFullAxTreeParams::builder().frame_id(id).build();
+            let Ok(r) = self.call(p, "accessibility tree").await else {
+                continue; // cross-origin or gone
+            };
+            out.extend(r.nodes.into_iter().map(|n| {
+                AxNode {
+                    backend_node_id: n.backend_dom_node_id.map(|b| *b.inner()),
+                    role: n
+                        .role
+                        .and_then(|v| v.value)
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    name: n
+                        .name
+                        .and_then(|v| v.value)
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    ignored: n.ignored,
+                }
+            }));
+        }
+        Ok(out)
     }
 
     /// Capture a screenshot (encoded bytes, as Chromium produced them).
@@ -489,7 +553,15 @@ impl Page {
             .map_err(|e| Error::Image(format!("screenshot was not base64: {e}")))
     }
 
-    pub async fn mouse(&self, kind: &str, x: f64, y: f64, button: MouseButton, click_count: i64, modifiers: i64) -> Result<()> {
+    pub async fn mouse(
+        &self,
+        kind: &str,
+        x: f64,
+        y: f64,
+        button: MouseButton,
+        click_count: i64,
+        modifiers: i64,
+    ) -> Result<()> {
         let t = match kind {
             "down" => DispatchMouseEventType::MousePressed,
             "up" => DispatchMouseEventType::MouseReleased,
@@ -564,7 +636,8 @@ impl Page {
     }
 
     pub async fn insert_text(&self, text: &str) -> Result<()> {
-        self.call(InsertTextParams::new(text), "insert text").await?;
+        self.call(InsertTextParams::new(text), "insert text")
+            .await?;
         Ok(())
     }
 

@@ -3,6 +3,7 @@
 //! Architecture invariant: CLI types never leave this module; commands turn
 //! arguments into library calls on `app` and print the results.
 pub mod annotations;
+mod bench;
 mod observe;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Find the interactive elements of a page and give each a stable ref.
     Observe(observe::ObserveArgs),
+    /// Measure ref stability or observe latency on the bundled fixtures.
+    Bench(bench::BenchArgs),
     /// Work with the annotation store.
     Annotations(annotations::AnnotationsArgs),
 }
@@ -32,7 +35,10 @@ pub fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -43,6 +49,7 @@ pub fn main() -> ExitCode {
         match cli.command {
             Command::Annotations(args) => annotations::run(args).await,
             Command::Observe(args) => observe::run(args).await,
+            Command::Bench(args) => bench::run(args).await,
         }
     });
     match result {

@@ -35,7 +35,13 @@ pub struct PageArgs {
 
 impl PageArgs {
     /// Launch the browser, open the target; keeps the static server alive.
-    pub async fn open(&self) -> Result<(Session, std::sync::Arc<app::PageState>, Option<app::fixtures::StaticServer>)> {
+    pub async fn open(
+        &self,
+    ) -> Result<(
+        Session,
+        std::sync::Arc<app::PageState>,
+        Option<app::fixtures::StaticServer>,
+    )> {
         let vp = Viewport::parse(&self.viewport, self.dpr)?;
         let wait = LoadState::parse(&self.wait_until)?;
         let (url, server) = app::resolve_target(&self.target).await?;
@@ -89,14 +95,21 @@ pub async fn run(args: ObserveArgs) -> Result<ExitCode> {
             obs.timings.discover_ms,
             obs.timings.refs_ms
         )?;
-        writeln!(out, "{:<18} {:<12} {:<40} {:>17}  state", "ref", "role", "name", "bounds")?;
+        writeln!(
+            out,
+            "{:<18} {:<12} {:<40} {:>17}  state",
+            "ref", "role", "name", "bounds"
+        )?;
         for e in &obs.elements {
             let mut state = Vec::new();
             if !e.visible {
                 state.push("invisible".to_string());
             }
             if e.occluded {
-                state.push(format!("covered by {}", e.occluded_by.as_deref().unwrap_or("?")));
+                state.push(format!(
+                    "covered by {}",
+                    e.occluded_by.as_deref().unwrap_or("?")
+                ));
             }
             if e.disabled {
                 state.push("disabled".into());

@@ -106,6 +106,33 @@
   }
 
   // Text alternative of a node (accname 1.2, the parts Chromium uses for controls).
+  // Whether a document's style sheets can generate ::before/::after content at all.
+  const pseudoDocs = new Map();
+  function mayHavePseudo(doc) {
+    let v = pseudoDocs.get(doc);
+    if (v === undefined) {
+      v = false;
+      try {
+        for (const sh of doc.styleSheets) {
+          let rules;
+          try { rules = sh.cssRules; } catch (e) { v = true; break; }
+          for (const r of rules) {
+            const t = r.cssText;
+            if (t && (t.includes(":before") || t.includes(":after")) && t.includes("content")) { v = true; break; }
+            if (r.cssRules && r.cssRules.length) { v = true; break; }
+          }
+          if (v) break;
+        }
+      } catch (e) { v = true; }
+      pseudoDocs.set(doc, v);
+    }
+    return v;
+  }
+  function pseudoText(el, which) {
+    if (!mayHavePseudo(el.ownerDocument)) return "";
+    const c = el.ownerDocument.defaultView.getComputedStyle(el, which).content;
+    return c && c !== "none" && c !== "normal" && /^".*"$/.test(c) ? c.slice(1, -1) : "";
+  }
   function textAlt(node, depth, inLabelledBy, visited) {
     if (depth > 20) return "";
     if (node.nodeType === 3) return node.data;
@@ -129,9 +156,7 @@
         return o ? norm(o.textContent) : "";
       }
     }
-    let out = "";
-    const before = el.ownerDocument.defaultView.getComputedStyle(el, "::before").content;
-    if (before && before !== "none" && before !== "normal" && /^".*"$/.test(before)) out += before.slice(1, -1);
+    let out = pseudoText(el, "::before");
     const kids = el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes;
     for (const c of kids) {
       if (c.nodeType === 1 && tagOf(c) === "slot") {
@@ -140,8 +165,7 @@
       }
       out += addSpace(c, textAlt(c, depth + 1, inLabelledBy, visited));
     }
-    const after = el.ownerDocument.defaultView.getComputedStyle(el, "::after").content;
-    if (after && after !== "none" && after !== "normal" && /^".*"$/.test(after)) out += after.slice(1, -1);
+    out += pseudoText(el, "::after");
     if (!norm(out) && depth > 0 && el.getAttribute("title")) out = el.getAttribute("title");
     return out;
   }
@@ -268,6 +292,80 @@
     return null;
   }
 
+  // Per-pass caches keep every helper below linear in the page size.
+  const headingCache = new Map();
+  const siblingCache = new Map();
+  const labelCache = new Map();
+  const uniqCache = new Map();
+  const indexCache = new Map();
+  function firstHeading(p) {
+    let h = headingCache.get(p);
+    if (h === undefined) {
+      h = p.querySelector("h1,h2,h3,h4,h5,h6,[role=heading]") || null;
+      headingCache.set(p, h);
+    }
+    return h;
+  }
+  function sameSiblings(p) {
+    const par = p.parentElement;
+    if (!par) return 0;
+    let m = siblingCache.get(par);
+    if (!m) {
+      m = new Map();
+      for (const s of par.children) {
+        const k = s.localName + "|" + s.className;
+        m.set(k, (m.get(k) || 0) + 1);
+      }
+      siblingCache.set(par, m);
+    }
+    return m.get(p.localName + "|" + p.className) || 0;
+  }
+  function labelTexts(p) {
+    let l = labelCache.get(p);
+    if (!l) {
+      l = [];
+      for (const c of p.querySelectorAll("a[href],h1,h2,h3,h4,h5,h6,[role=heading],label,strong,b,td,th,span,p")) {
+        const t = norm(c.textContent);
+        if (t) l.push([c, t]);
+        if (l.length >= 6) break;
+      }
+      labelCache.set(p, l);
+    }
+    return l;
+  }
+  // How many elements of a root carry this id / test id (one scan per root and attribute).
+  function countIn(root, attr, value) {
+    let m = uniqCache.get(root);
+    if (!m) {
+      m = { id: new Map(), "data-testid": new Map() };
+      for (const e of root.querySelectorAll("[id],[data-testid]")) {
+        for (const a of ["id", "data-testid"]) {
+          const v = e.getAttribute(a);
+          if (v) m[a].set(v, (m[a].get(v) || 0) + 1);
+        }
+      }
+      uniqCache.set(root, m);
+    }
+    return m[attr].get(value) || 0;
+  }
+  // nth-of-type index and same-tag count of a child (one scan per parent).
+  function typeIndex(cur) {
+    const par = cur.parentElement;
+    let m = indexCache.get(par);
+    if (!m) {
+      m = new Map();
+      const counts = new Map();
+      for (const s of par.children) {
+        const n = (counts.get(s.localName) || 0) + 1;
+        counts.set(s.localName, n);
+        m.set(s, n);
+      }
+      m.counts = counts;
+      indexCache.set(par, m);
+    }
+    return [m.get(cur) || 1, m.counts.get(cur.localName) || 1];
+  }
+
   // Stable handle of an ancestor: test id, id, landmark role + name, or the heading of a card/section.
   function anchorOf(el, doc) {
     let depth = 0;
@@ -282,10 +380,25 @@
         if (n || r !== "region") return "landmark:" + r + ":" + n;
       }
       // A card or section: the nearest ancestor that owns a heading.
-      const h = p.querySelector("h1,h2,h3,h4,h5,h6,[role=heading]");
+      const h = firstHeading(p);
       if (h && !h.contains(el)) return "heading:" + norm(h.textContent).slice(0, 80);
+      // A row of a repeated structure (list item, table row, card without heading):
+      // anchored by its own label text, so a reorder keeps "Edit in the row of X".
+      const key = repeatedItemKey(p, el);
+      if (key) return "item:" + key;
     }
     return "";
+  }
+  function repeatedItemKey(p, el) {
+    if (sameSiblings(p) < 2) return null;
+    const own = norm(el.textContent);
+    for (const [c, t] of labelTexts(p)) {
+      if (c === el || c.contains(el) || el.contains(c)) continue;
+      if (t !== own) return t.slice(0, 60);
+    }
+    const t = norm(p.textContent);
+    if (!t || t === own) return null;
+    return t.slice(0, 60);
   }
 
   // A CSS path unique within its root (document or shadow root).
@@ -294,12 +407,12 @@
     let cur = el;
     while (cur && cur.nodeType === 1) {
       const root = cur.getRootNode();
-      if (cur.id && root.querySelectorAll("#" + CSS.escape(cur.id)).length === 1) {
+      if (cur.id && countIn(root, "id", cur.id) === 1) {
         parts.unshift("#" + CSS.escape(cur.id));
         break;
       }
       const tid = cur.getAttribute("data-testid");
-      if (tid && root.querySelectorAll('[data-testid="' + CSS.escape(tid) + '"]').length === 1) {
+      if (tid && countIn(root, "data-testid", tid) === 1) {
         parts.unshift('[data-testid="' + CSS.escape(tid) + '"]');
         break;
       }
@@ -309,13 +422,7 @@
         parts.unshift(tag);
         break;
       }
-      let idx = 1, same = 0;
-      for (const s of par.children) {
-        if (s.localName === tag) {
-          same++;
-          if (s === cur) idx = same;
-        }
-      }
+      const [idx, same] = typeIndex(cur);
       parts.unshift(same > 1 ? tag + ":nth-of-type(" + idx + ")" : tag);
       if (tag === "body" || tag === "html") break;
       cur = par;
@@ -348,6 +455,16 @@
     return false;
   }
 
+  const r2 = (v) => Math.round(v * 100) / 100;
+  function compact(o) {
+    for (const k in o) {
+      const v = o[k];
+      if (v === null || v === false || v === "" || v === undefined) delete o[k];
+    }
+    const b = o.bounds;
+    o.bounds = { x: r2(b.x), y: r2(b.y), width: r2(b.width), height: r2(b.height) };
+    return o;
+  }
   const topVW = window.innerWidth, topVH = window.innerHeight;
   const sx = window.scrollX, sy = window.scrollY;
   const out = [];
@@ -471,7 +588,7 @@
         if (href && (t === "a" || t === "area")) {
           try { const u = new URL(href, doc.baseURI); hrefPath = u.origin === location.origin ? u.pathname + u.search + u.hash : u.href; } catch (e) { hrefPath = href; }
         }
-        out.push({
+        out.push(compact({
           key: keyFor(el),
           frame: frameId,
           tag: t,
@@ -504,9 +621,15 @@
           multiple: !!el.multiple,
           sensitive,
           value,
-        });
+        }));
       }
     }
+  }
+  const T = {};
+  if (opts.profile) {
+    const wrap = (name, f) => function (...a) { const t = performance.now(); try { return f.apply(this, a); } finally { T[name] = (T[name] || 0) + performance.now() - t; } };
+    nameOf = wrap("name", nameOf); anchorOf = wrap("anchor", anchorOf); cssPath = wrap("cssPath", cssPath);
+    deepHit = wrap("hit", deepHit); isCandidate = wrap("cand", isCandidate); valueOf = wrap("value", valueOf);
   }
   const full = { x0: -1e9, y0: -1e9, x1: 1e9, y1: 1e9 };
   walkDoc(document, "main", 0, 0, full);
@@ -518,6 +641,7 @@
     page: { width: Math.max(document.documentElement.scrollWidth, document.body ? document.body.scrollWidth : 0), height: Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0) },
     total,
     frames,
+    profile: opts.profile ? T : undefined,
     elements: out,
   });
 })

@@ -23,7 +23,11 @@ pub const DISCOVER_JS: &str = include_str!("discover.js");
 /// Build the expression that runs one discovery pass.
 pub fn discover_expression(max_elements: Option<usize>) -> String {
     let opts = serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000) });
-    format!("({})({})", DISCOVER_JS.trim_end().trim_end_matches(';'), opts)
+    format!(
+        "({})({})",
+        DISCOVER_JS.trim_end().trim_end_matches(';'),
+        opts
+    )
 }
 
 /// What the in-page pass returns.
@@ -47,8 +51,9 @@ pub struct PageSize {
     pub height: f64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// One element as the script reports it (null, false and empty fields are omitted).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct RawElement {
     pub key: u64,
     pub frame: String,
@@ -92,7 +97,8 @@ pub struct RawElement {
 
 /// Parse the script's JSON output.
 pub fn parse(json: &str) -> Result<RawObservation> {
-    serde_json::from_str(json).map_err(|e| Error::Internal(format!("discovery output did not parse: {e}")))
+    serde_json::from_str(json)
+        .map_err(|e| Error::Internal(format!("discovery output did not parse: {e}")))
 }
 
 impl RawElement {
@@ -100,7 +106,9 @@ impl RawElement {
     pub fn into_candidate(self) -> Candidate {
         let checked = match self.checked {
             Some(serde_json::Value::Bool(b)) => Some(Checked::Bool(b)),
-            Some(serde_json::Value::String(s)) if s == "mixed" => Some(Checked::Mixed(MixedTag::Mixed)),
+            Some(serde_json::Value::String(s)) if s == "mixed" => {
+                Some(Checked::Mixed(MixedTag::Mixed))
+            }
             _ => None,
         };
         let round = |v: f64| (v * 100.0).round() / 100.0;
@@ -159,7 +167,9 @@ impl Filter {
     pub fn apply(&self, els: &[Element]) -> Vec<Element> {
         let mut out: Vec<Element> = els
             .iter()
-            .filter(|e| self.roles.is_empty() || self.roles.iter().any(|r| r == &e.role || r == &e.tag))
+            .filter(|e| {
+                self.roles.is_empty() || self.roles.iter().any(|r| r == &e.role || r == &e.tag)
+            })
             .filter(|e| !self.only_in_viewport || e.in_viewport)
             .cloned()
             .collect();
@@ -198,6 +208,6 @@ mod tests {
     fn expression_embeds_options() {
         let e = discover_expression(Some(5));
         assert!(e.contains("\"maxElements\":5"));
-        assert!(e.starts_with("((function"));
+        assert!(e.contains("(function (opts)"));
     }
 }

@@ -1,1 +1,4 @@
-//! The one integration-test binary. Each module covers one area.
+//! The one integration-test binary. Each module covers one area; browser tests
+//! share one Chromium through `harness`.
+mod harness;
+mod observe;

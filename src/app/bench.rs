@@ -1,0 +1,215 @@
+//! Measurements shared by `pinpoint bench …` and the tests: ref stability
+//! across DOM mutations, and observe latency.
+//!
+//! Ground truth for "the same element" is a `data-truth` attribute written on
+//! every observed node before a mutation: `innerHTML = innerHTML` and node
+//! moves carry it over, so after the mutation each element says which element
+//! it was, independently of our identity features.
+
+use super::{ObserveOptions, PageState, Session};
+use crate::browser::LoadState;
+use crate::error::Result;
+use crate::model::Observation;
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+/// One scenario's outcome.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StabilityResult {
+    pub fixture: String,
+    pub scenario: String,
+    /// Elements present before and after (by ground truth).
+    pub survivors: usize,
+    /// Survivors whose ref did not change.
+    pub kept: usize,
+    /// Distinct refs after / elements after (1.0 = no two elements share a ref).
+    pub unique: bool,
+    pub elements_after: usize,
+}
+
+impl StabilityResult {
+    pub fn share(&self) -> f64 {
+        if self.survivors == 0 {
+            1.0
+        } else {
+            self.kept as f64 / self.survivors as f64
+        }
+    }
+}
+
+/// The scenarios, as (fixture, name, JS to run, observations after).
+pub const SCENARIOS: &[(&str, &str, &str)] = &[
+    ("shop.html", "no change x5", ""),
+    ("shop.html", "insert at top", "scenarios.insertTop()"),
+    (
+        "shop.html",
+        "insert before 3rd",
+        "scenarios.insertBeforeThird()",
+    ),
+    (
+        "shop.html",
+        "remove unrelated",
+        "scenarios.removeUnrelated()",
+    ),
+    (
+        "shop.html",
+        "re-render cards (innerHTML)",
+        "scenarios.rerenderCards()",
+    ),
+    ("shop.html", "reorder cards", "scenarios.reorderCards()"),
+    (
+        "shop.html",
+        "button text changed",
+        "scenarios.renameButton()",
+    ),
+    ("shop.html", "all at once", "scenarios.all()"),
+    ("spa.html", "SPA re-render (innerHTML)", "app.render()"),
+    ("spa.html", "SPA reorder by re-render", "app.reorder()"),
+];
+
+async fn tag_truth(page: &PageState) -> Result<()> {
+    let st = page.refs.lock().await;
+    let pairs: Vec<(u64, String)> = st
+        .last
+        .as_ref()
+        .map(|o| {
+            o.elements
+                .iter()
+                .filter_map(|e| match st.registry.lookup(&e.ref_) {
+                    crate::refs::Lookup::Live(en) => en.key.map(|k| (k, e.ref_.clone())),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    drop(st);
+    let js = format!(
+        "(() => {{ const st = window[Symbol.for('pinpoint.state')]; const dk = (el) => {{ const h = el.closest('[data-id]'); return h ? h.getAttribute('data-id') + '|' + el.localName + '|' + el.textContent.trim() : null; }}; window.__truthByData = {{}}; for (const [k, r] of {}) {{ const el = st.byKey.get(k)?.deref(); if (el) {{ el.setAttribute('data-truth', r); const d = dk(el); if (d) window.__truthByData[d] = r; }} }} return true; }})()",
+        serde_json::to_string(&pairs)?
+    );
+    page.page.eval(&js).await?;
+    Ok(())
+}
+
+async fn read_truth(page: &PageState, obs: &Observation) -> Result<HashMap<String, String>> {
+    let st = page.refs.lock().await;
+    let keys: Vec<(u64, String)> = obs
+        .elements
+        .iter()
+        .filter_map(|e| match st.registry.lookup(&e.ref_) {
+            crate::refs::Lookup::Live(en) => en.key.map(|k| (k, e.ref_.clone())),
+            _ => None,
+        })
+        .collect();
+    drop(st);
+    let js = format!(
+        "(() => {{ const st = window[Symbol.for('pinpoint.state')]; const out = {{}}; for (const [k, r] of {}) {{ const el = st.byKey.get(k)?.deref(); if (!el) continue; let t = el.getAttribute('data-truth'); if (!t) {{ const h = el.closest('[data-id]'); if (h) t = (window.__truthByData || {{}})[h.getAttribute('data-id') + '|' + el.localName + '|' + el.textContent.trim()]; }} if (t) out[r] = t; }} return out; }})()",
+        serde_json::to_string(&keys)?
+    );
+    let v = page.page.eval(&js).await?;
+    Ok(serde_json::from_value(v).unwrap_or_default())
+}
+
+/// Run one scenario on a fresh page.
+pub async fn run_scenario(
+    session: &Session,
+    base_url: &str,
+    fixture: &str,
+    name: &str,
+    js: &str,
+) -> Result<StabilityResult> {
+    let page = session.new_page(None).await?;
+    let url = format!("{}/{}", base_url.trim_end_matches('/'), fixture);
+    let result = async {
+        session
+            .navigate(&page, &url, LoadState::Load, Duration::from_secs(20))
+            .await?;
+        let before = session.observe(&page, &ObserveOptions::default()).await?;
+        tag_truth(&page).await?;
+        let rounds = if js.is_empty() { 5 } else { 1 };
+        if !js.is_empty() {
+            page.page.eval(&format!("{js}; true")).await?;
+        }
+        let mut after = before.clone();
+        let mut kept_all = usize::MAX;
+        let mut survivors = 0;
+        for _ in 0..rounds {
+            after = session.observe(&page, &ObserveOptions::default()).await?;
+            let truth = read_truth(&page, &after).await?;
+            // truth: ref-after -> ref-before
+            survivors = truth.len();
+            let kept = truth.iter().filter(|(now, was)| now == was).count();
+            kept_all = kept_all.min(kept);
+        }
+        let unique = after
+            .elements
+            .iter()
+            .map(|e| &e.ref_)
+            .collect::<HashSet<_>>()
+            .len()
+            == after.elements.len();
+        Ok(StabilityResult {
+            fixture: fixture.to_string(),
+            scenario: name.to_string(),
+            survivors,
+            kept: kept_all,
+            unique,
+            elements_after: after.elements.len(),
+        })
+    }
+    .await;
+    let _ = session.close_page(&page.id).await;
+    result
+}
+
+/// Every scenario in [`SCENARIOS`].
+pub async fn ref_stability(session: &Session, base_url: &str) -> Result<Vec<StabilityResult>> {
+    let mut out = Vec::new();
+    for (fixture, name, js) in SCENARIOS {
+        out.push(run_scenario(session, base_url, fixture, name, js).await?);
+    }
+    Ok(out)
+}
+
+/// Median observe latency (discovery + refs, no screenshot) on one URL.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LatencyResult {
+    pub fixture: String,
+    pub elements: usize,
+    pub median_ms: f64,
+    pub p90_ms: f64,
+    pub runs: usize,
+}
+
+pub async fn observe_latency(
+    session: &Session,
+    url: &str,
+    label: &str,
+    runs: usize,
+) -> Result<LatencyResult> {
+    let page = session.new_page(None).await?;
+    let result = async {
+        session
+            .navigate(&page, url, LoadState::Load, Duration::from_secs(30))
+            .await?;
+        // Warm-up (first pass compiles the script).
+        let first = session.observe(&page, &ObserveOptions::default()).await?;
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let t = Instant::now();
+            session.observe(&page, &ObserveOptions::default()).await?;
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        Ok(LatencyResult {
+            fixture: label.to_string(),
+            elements: first.elements.len(),
+            median_ms: times[times.len() / 2],
+            p90_ms: times[(times.len() * 9 / 10).min(times.len() - 1)],
+            runs,
+        })
+    }
+    .await;
+    let _ = session.close_page(&page.id).await;
+    result
+}

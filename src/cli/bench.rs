@@ -1,0 +1,95 @@
+//! `pinpoint bench refs|observe`: the ref-stability and observe-latency figures.
+
+use crate::app::fixtures::StaticServer;
+use crate::app::{bench, Session};
+use crate::browser::{LaunchOptions, Viewport};
+use crate::error::{Error, Result};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub what: BenchWhat,
+    /// Folder of fixture pages.
+    #[arg(long, default_value = "fixtures", global = true)]
+    pub fixtures: PathBuf,
+    #[arg(long, env = "PINPOINT_CHROME", global = true)]
+    pub chrome: Option<PathBuf>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum BenchWhat {
+    /// Share of elements that keep their ref across DOM mutations.
+    Refs,
+    /// Median observe latency (discovery + refs) on typical and large pages.
+    Observe {
+        #[arg(long, default_value_t = 21)]
+        runs: usize,
+    },
+}
+
+pub async fn run(args: BenchArgs) -> Result<ExitCode> {
+    if !args.fixtures.is_dir() {
+        return Err(Error::invalid_field(
+            "fixtures",
+            format!("{} is not a folder", args.fixtures.display()),
+        ));
+    }
+    let server = StaticServer::start(&args.fixtures).await?;
+    let session = Session::new(
+        LaunchOptions {
+            chrome: args.chrome.clone(),
+            ..Default::default()
+        },
+        Viewport::default(),
+    );
+    let r = match args.what {
+        BenchWhat::Refs => {
+            let rows = bench::ref_stability(&session, &server.base_url()).await;
+            rows.map(|rows| {
+                println!(
+                    "{:<12} {:<30} {:>9} {:>6} {:>8}  unique",
+                    "fixture", "scenario", "survivors", "kept", "share"
+                );
+                for r in &rows {
+                    println!(
+                        "{:<12} {:<30} {:>9} {:>6} {:>7.1}%  {}",
+                        r.fixture,
+                        r.scenario,
+                        r.survivors,
+                        r.kept,
+                        r.share() * 100.0,
+                        if r.unique { "yes" } else { "NO" }
+                    );
+                }
+            })
+        }
+        BenchWhat::Observe { runs } => {
+            let mut cases = vec![("demo.html".to_string(), "demo.html (typical)".to_string())];
+            for n in [1000, 2000, 5000, 10000] {
+                cases.push((format!("many.html?n={n}"), format!("many.html n={n}")));
+            }
+            println!(
+                "{:<22} {:>9} {:>11} {:>9} {:>5}",
+                "page", "elements", "median ms", "p90 ms", "runs"
+            );
+            let mut res = Ok(());
+            for (path, label) in cases {
+                match bench::observe_latency(&session, &server.url(&path), &label, runs).await {
+                    Ok(r) => println!(
+                        "{:<22} {:>9} {:>11.2} {:>9.2} {:>5}",
+                        r.fixture, r.elements, r.median_ms, r.p90_ms, r.runs
+                    ),
+                    Err(e) => {
+                        res = Err(e);
+                        break;
+                    }
+                }
+            }
+            res
+        }
+    };
+    session.close_browser().await;
+    r.map(|_| ExitCode::SUCCESS)
+}

@@ -1,0 +1,81 @@
+//! Shared test harness: one tokio runtime, one Chromium, one fixture server
+//! for the whole test binary. Each test opens its own page(s).
+
+use pinpoint::app::fixtures::{fixtures_dir, StaticServer};
+use pinpoint::app::{ObserveOptions, PageState, Session};
+use pinpoint::browser::{LaunchOptions, LoadState, Viewport};
+use pinpoint::model::Observation;
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+static ENV: tokio::sync::OnceCell<(Arc<Session>, StaticServer)> =
+    tokio::sync::OnceCell::const_new();
+
+pub fn rt() -> &'static tokio::runtime::Runtime {
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("test runtime")
+    })
+}
+
+/// Run an async test body on the shared runtime.
+pub fn run<F: Future>(f: F) -> F::Output {
+    rt().block_on(f)
+}
+
+/// The shared session (one browser) and the fixture server.
+pub async fn env() -> &'static (Arc<Session>, StaticServer) {
+    ENV.get_or_init(|| async {
+        let server = StaticServer::start(&fixtures_dir().expect("fixtures"))
+            .await
+            .expect("fixture server");
+        let session = Arc::new(Session::new(LaunchOptions::default(), Viewport::default()));
+        (session, server)
+    })
+    .await
+}
+
+pub async fn session() -> Arc<Session> {
+    env().await.0.clone()
+}
+
+pub async fn url(fixture: &str) -> String {
+    env().await.1.url(fixture)
+}
+
+/// Open a fixture page in a new tab.
+pub async fn open(fixture: &str) -> Arc<PageState> {
+    open_with(fixture, Viewport::default()).await
+}
+
+pub async fn open_with(fixture: &str, vp: Viewport) -> Arc<PageState> {
+    let s = session().await;
+    let p = s.new_page(Some(vp)).await.expect("new page");
+    s.navigate(
+        &p,
+        &url(fixture).await,
+        LoadState::Load,
+        Duration::from_secs(20),
+    )
+    .await
+    .expect("navigate");
+    p
+}
+
+pub async fn observe(p: &PageState) -> Observation {
+    session()
+        .await
+        .observe(p, &ObserveOptions::default())
+        .await
+        .expect("observe")
+}
+
+/// Evaluate JS in the page and return JSON.
+pub async fn js(p: &PageState, expr: &str) -> serde_json::Value {
+    p.page.eval(expr).await.expect("eval")
+}
