@@ -3,7 +3,8 @@
 //!
 //! Wire rules kept here (BAP-WIRE §0, §1.1):
 //! - request ids are echoed with their JSON type unchanged (`1` stays `1`, `"a"` stays `"a"`);
-//! - malformed JSON → `-32700` with id `0` (what REF sends, not `null`);
+//! - malformed JSON → `-32700` with id `0` (what REF sends, not `null`); a
+//!   non-object message or a bad `id` → `-32600` with id `0` as well;
 //! - a JSON array (batch) is ignored without a reply, as REF does;
 //! - a message without `id` is a notification and never gets a reply;
 //! - `result` is always present on success (`null` for void methods);
@@ -19,6 +20,10 @@ use crate::error::Error;
 
 /// The `jsonrpc` member of every message we send.
 pub const JSONRPC_VERSION: &str = "2.0";
+
+/// Largest text frame the Python SDK accepts (aiohttp `max_msg_size` default,
+/// BAP-WIRE §0 rule 10). Transports should keep responses at or under this size.
+pub const PY_MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;
 
 /// Protocol-level JSON-RPC codes (BAP-WIRE §8.1).
 pub mod codes {
