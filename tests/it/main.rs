@@ -2,3 +2,4 @@
 //! share one Chromium through `harness`.
 mod harness;
 mod observe;
+mod rpc_types;
