@@ -244,9 +244,19 @@ impl Browser {
         let flag = alive.clone();
         tokio::spawn(async move {
             while let Some(ev) = handler.next().await {
-                if let Err(e) = ev {
-                    // Protocol hiccups are logged; only the end of the stream means death.
-                    tracing::debug!("cdp handler: {e}");
+                match ev {
+                    Ok(()) => {}
+                    // The socket is gone: Chromium died or the connection dropped.
+                    Err(chromiumoxide::error::CdpError::Ws(e)) => {
+                        tracing::warn!("browser connection lost: {e}");
+                        break;
+                    }
+                    Err(chromiumoxide::error::CdpError::Io(e)) => {
+                        tracing::warn!("browser connection lost: {e}");
+                        break;
+                    }
+                    // Protocol hiccups are logged and survived.
+                    Err(e) => tracing::debug!("cdp handler: {e}"),
                 }
             }
             flag.store(false, Ordering::SeqCst);
@@ -271,6 +281,11 @@ impl Browser {
                 launched,
             }),
         })
+    }
+
+    /// The temporary profile directory of a launched browser (removed when the last handle drops).
+    pub fn profile_dir(&self) -> Option<&Path> {
+        self.inner._profile.as_ref().map(|d| d.path())
     }
 
     pub fn version(&self) -> &str {

@@ -1,5 +1,7 @@
 //! The one integration-test binary. Each module covers one area; browser tests
 //! share one Chromium through `harness`.
+mod browser;
+mod cli;
 mod harness;
 mod observe;
 mod rpc_types;
