@@ -121,7 +121,16 @@ fn put(img: &mut RgbImage, x: i64, y: i64, c: Color, a: u32) {
 }
 
 /// Stroke the inside of `r` with a band `t` pixels wide; dashed when `dash` is set.
-pub(crate) fn stroke(img: &mut RgbImage, r: IRect, t: i64, c: Color, a: u32, dash: bool) {
+/// `sides` (top, bottom, left, right) leaves open the edges where a box was clipped.
+pub(crate) fn stroke(
+    img: &mut RgbImage,
+    r: IRect,
+    t: i64,
+    c: Color,
+    a: u32,
+    dash: bool,
+    sides: [bool; 4],
+) {
     if r.is_empty() {
         return;
     }
@@ -147,14 +156,19 @@ pub(crate) fn stroke(img: &mut RgbImage, r: IRect, t: i64, c: Color, a: u32, das
         }, // right
     ];
     if !dash {
-        for b in bands {
-            fill(img, b, c, a);
+        for (b, on) in bands.iter().zip(sides) {
+            if on {
+                fill(img, *b, c, a);
+            }
         }
         return;
     }
     let on = 3 * t + 3;
     let period = on + 2 * t + 2;
     for (i, b) in bands.iter().enumerate() {
+        if !sides[i] {
+            continue;
+        }
         let horizontal = i < 2;
         let (start, end) = if horizontal {
             (r.x0, r.x1)
@@ -211,7 +225,7 @@ pub(crate) fn badge(
             fill_c,
             fill_a,
         );
-        stroke(img, r, 1, border, 256, false);
+        stroke(img, r, 1, border, 256, false, [true; 4]);
         return;
     }
     // Pill: each row is inset by the circle of radius h/2 at both ends.

@@ -179,6 +179,28 @@ impl Ctx<'_> {
         });
         area
     }
+
+    /// Whether badge `r` lines up better with another nearby box than with its own
+    /// (its vertical centre is closer to that box's, which overlaps its band and
+    /// lies within two badge heights sideways): readers would pair them wrongly.
+    fn ambiguous(&self, r: &Rect, own: usize) -> bool {
+        let ob = &self.boxes[own];
+        let cy = r.y + r.height / 2.0;
+        let own_off = (cy - (ob.y + ob.height / 2.0)).abs();
+        let reach = 2.0 * r.height;
+        let probe = Rect::new(r.x - reach, r.y, r.width + 2.0 * reach, r.height);
+        self.box_grid.each(&probe, |id| {
+            if id == own {
+                return false;
+            }
+            let b = &self.boxes[id];
+            if b.contains(ob) || !(r.y < b.bottom() && b.y < r.bottom()) {
+                return false;
+            }
+            let hgap = (b.x - r.right()).max(r.x - b.right()).max(0.0);
+            hgap < reach && (cy - (b.y + b.height / 2.0)).abs() < own_off
+        })
+    }
 }
 
 /// Distance between two rectangles (0 when they touch or overlap).
@@ -199,19 +221,19 @@ fn leader(badge: &Rect, b: &Rect) -> (Point, Point) {
 }
 
 /// The direct candidates for a badge of size `w`×`h` next to box `b`: outside at
-/// each corner (above, left, right, below), then inside the corners.
+/// each corner (above, right, left, below), then inside the corners.
 fn direct_candidates(b: &Rect, w: f64, h: f64) -> [Rect; 12] {
     let (l, t, r, btm) = (b.x, b.y, b.right(), b.bottom());
     let at = |x: f64, y: f64| Rect::new(x, y, w, h);
     [
         at(l, t - h),       // above, left-aligned
         at(r - w, t - h),   // above, right-aligned
-        at(l - w, t),       // left, top-aligned
         at(r, t),           // right, top-aligned
+        at(l - w, t),       // left, top-aligned
         at(l, btm),         // below, left-aligned
         at(r - w, btm),     // below, right-aligned
-        at(l - w, btm - h), // left, bottom-aligned
         at(r, btm - h),     // right, bottom-aligned
+        at(l - w, btm - h), // left, bottom-aligned
         at(l, t),           // inside corners
         at(r - w, t),
         at(l, btm - h),
@@ -306,25 +328,35 @@ fn place_one(
     if bw > ctx.w || bh > ctx.h {
         return None;
     }
-    // 1. a direct candidate (clamped into the image, still touching the box) that is free.
+    // 1. a direct candidate (clamped into the image, still touching the box) that
+    //    covers no other box and pairs unambiguously with its own box; else the
+    //    first one that at least covers nothing.
     let mut fallback: Option<(f64, Rect)> = None;
-    for c in direct_candidates(b, bw, bh) {
-        let c = Rect::new(
+    let mut second: Option<Rect> = None;
+    for (k, c) in direct_candidates(b, bw, bh).into_iter().enumerate() {
+        let cl = Rect::new(
             c.x.clamp(0.0, ctx.w - bw),
             c.y.clamp(0.0, ctx.h - bh),
             bw,
             bh,
         );
-        if !touches(&c, b) || ctx.hits_badge(&c) {
+        if !touches(&cl, b) || ctx.hits_badge(&cl) {
             continue;
         }
-        let cost = ctx.cover(&c, i);
+        let cost = ctx.cover(&cl, i);
         if cost == 0.0 {
-            return Some(c);
+            // An outside spot pushed onto its own box by the image edge is second best.
+            let pushed_in = k < 8 && cl != c && cl.intersects(b);
+            if !pushed_in && !ctx.ambiguous(&cl, i) {
+                return Some(cl);
+            }
+            second = second.or(Some(cl));
+        } else if fallback.is_none_or(|(fc, _)| cost < fc) {
+            fallback = Some((cost, cl));
         }
-        if fallback.is_none_or(|(fc, _)| cost < fc) {
-            fallback = Some((cost, c));
-        }
+    }
+    if second.is_some() {
+        return second;
     }
     // 2. spiral search for a free spot nearby (drawn with a leader line).
     let step = (bh / 2.0).max(4.0);
@@ -514,5 +546,25 @@ mod tests {
         assert_eq!(rep.badge_overlaps, 0);
         assert_eq!(rep.detached_without_leader, 0);
         assert!(p[0].leader.is_some(), "{:?}", p[0]);
+    }
+
+    #[test]
+    fn dense_rows_get_badges_on_their_own_row() {
+        // Stacked 16-px rows of growing width: "above, right-aligned" would be free
+        // but sits on the previous row's line, so the badge goes right of its box.
+        let boxes: Vec<Rect> = (0..6)
+            .map(|i| {
+                Rect::new(
+                    16.0,
+                    32.0 + i as f64 * 16.0,
+                    60.0 + (i * 37 % 140) as f64,
+                    16.0,
+                )
+            })
+            .collect();
+        let p = layout(&boxes, &vec![(18.0, 16.0); 6], (600, 600));
+        for (b, p) in boxes.iter().zip(&p).skip(1) {
+            assert_eq!((p.rect.x, p.rect.y), (b.right(), b.y), "{b:?}");
+        }
     }
 }

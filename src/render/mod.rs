@@ -112,6 +112,10 @@ pub struct Rendered {
     pub dropped: usize,
     /// Element marks beyond `maxLabels` (in input order).
     pub over_limit: usize,
+    /// The clipped boxes (output px) of the marks that were laid out, and their
+    /// badge placements, in the same order: feed them to [`check_layout`].
+    pub boxes: Vec<Rect>,
+    pub placements: Vec<Placement>,
 }
 
 /// The mark for an observed element, coloured by its role.
@@ -206,6 +210,8 @@ fn downscale(img: &RgbImage, nw: u32, nh: u32) -> RgbImage {
 struct Item {
     mark: usize,
     rect: Rect,
+    /// Which edges (top, bottom, left, right) are the mark's own, not the image's.
+    sides: [bool; 4],
     clipped: bool,
     pin: bool,
     label: String,
@@ -271,6 +277,12 @@ pub fn render(req: &RenderRequest) -> Result<Rendered> {
         items.push(Item {
             mark: i,
             rect: c,
+            sides: [
+                r.y >= -0.5,
+                r.bottom() <= fh + 0.5,
+                r.x >= -0.5,
+                r.right() <= fw + 0.5,
+            ],
             clipped,
             pin,
             label: String::new(),
@@ -325,11 +337,11 @@ pub fn render(req: &RenderRequest) -> Result<Rendered> {
         let ir = IRect::round(r.x, r.y, r.width, r.height);
         if it.pin {
             let c = style.box_color(m.kind, m.color.as_deref());
-            draw::stroke(&mut img, ir, stroke_w, c, op, true);
+            draw::stroke(&mut img, ir, stroke_w, c, op, true, it.sides);
         } else if style.show_bounding_box {
             let c = style.box_color(m.kind, m.color.as_deref());
             let dashed = style.box_.style == LineStyle::Dashed;
-            draw::stroke(&mut img, ir, stroke_w, c, op, dashed);
+            draw::stroke(&mut img, ir, stroke_w, c, op, dashed, it.sides);
         }
     }
     for (it, p) in items.iter().zip(&places) {
@@ -391,6 +403,8 @@ pub fn render(req: &RenderRequest) -> Result<Rendered> {
         clipped,
         dropped,
         over_limit,
+        boxes: rects,
+        placements: places,
     })
 }
 

@@ -127,9 +127,9 @@ pub fn kind_color(kind: MarkKind) -> Color {
     match kind {
         MarkKind::Button => Color::rgb(0xdc, 0x26, 0x26), // red
         MarkKind::Link => Color::rgb(0x25, 0x63, 0xeb),   // blue
-        MarkKind::TextInput => Color::rgb(0x16, 0xa3, 0x4a), // green
+        MarkKind::TextInput => Color::rgb(0x15, 0x80, 0x3d), // green
         MarkKind::Choice => Color::rgb(0x93, 0x33, 0xea), // purple
-        MarkKind::Other => Color::rgb(0x0d, 0x94, 0x88),  // teal
+        MarkKind::Other => Color::rgb(0x0f, 0x76, 0x6e),  // teal
         MarkKind::Pin => Color::rgb(0xf5, 0x9e, 0x0b),    // amber
     }
 }
