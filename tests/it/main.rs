@@ -4,4 +4,5 @@ mod browser;
 mod cli;
 mod harness;
 mod observe;
+mod render;
 mod rpc_types;
