@@ -18,6 +18,7 @@ use tokio::sync::Mutex;
 
 pub mod bench;
 pub mod fixtures;
+pub mod shot;
 
 /// One open page with its ref registry.
 pub struct PageState {

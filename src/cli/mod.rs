@@ -5,6 +5,7 @@
 pub mod annotations;
 mod bench;
 mod observe;
+mod shot;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Find the interactive elements of a page and give each a stable ref.
     Observe(observe::ObserveArgs),
+    /// Capture a (Set-of-Marks annotated) screenshot, e.g. of a dev build in CI.
+    Shot(shot::ShotArgs),
     /// Measure ref stability or observe latency on the bundled fixtures.
     Bench(bench::BenchArgs),
     /// Work with the annotation store.
@@ -50,6 +53,7 @@ pub fn main() -> ExitCode {
             Command::Annotations(args) => annotations::run(args).await,
             Command::Observe(args) => observe::run(args).await,
             Command::Bench(args) => bench::run(args).await,
+            Command::Shot(args) => shot::run(args).await,
         }
     });
     match result {
