@@ -60,7 +60,8 @@ pub enum Action {
     },
     /// Shallow merge of `patch` into the annotation (all fields but `id`,
     /// `sessionId`, `createdAt`; `null` leaves the old value). A `status` in
-    /// the patch follows the lifecycle rules of [`Action::SetStatus`].
+    /// the patch follows the lifecycle rules of [`Action::SetStatus`];
+    /// `"status": "reopen"` is [`Action::Reopen`].
     UpdateAnnotation {
         annotation_id: String,
         patch: Map<String, Value>,
@@ -428,10 +429,23 @@ pub fn apply(state: &State, action: &Action, ctx: Ctx) -> Result<Transition> {
             let mut a: Annotation = serde_json::from_value(Value::Object(merged))
                 .map_err(|e| Error::invalid(format!("invalid annotation field: {e}")))?;
             if let Some(st) = patch.get("status").filter(|v| !v.is_null()) {
-                let to = st.as_str().and_then(Status::parse).ok_or_else(|| {
+                if st.as_str() == Some("reopen") && !a.status().is_terminal() {
+                    return Err(Error::Conflict {
+                        message: format!(
+                            "annotation {annotation_id} is {}; only resolved or dismissed annotations can be reopened",
+                            a.status().as_str()
+                        ),
+                    });
+                }
+                let to = match st.as_str() {
+                    Some("reopen") => Some(Status::Pending),
+                    Some(s) => Status::parse(s),
+                    None => None,
+                }
+                .ok_or_else(|| {
                     Error::invalid_field(
                         "status",
-                        "status must be one of pending, acknowledged, resolved, dismissed",
+                        "status must be one of pending, acknowledged, resolved, dismissed (or reopen)",
                     )
                 })?;
                 let by = a.resolved_by;

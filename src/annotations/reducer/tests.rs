@@ -731,3 +731,26 @@ fn channel_actions_do_not_touch_other_sessions() {
         Err(Error::Conflict { .. })
     ));
 }
+
+#[test]
+fn patch_status_reopen_requires_a_terminal_status() {
+    let s = with_annotation();
+    let reopen = || json!({"status": "reopen"}).as_object().unwrap().clone();
+    let r = run(
+        &s,
+        Action::UpdateAnnotation {
+            annotation_id: "A".into(),
+            patch: reopen(),
+        },
+    );
+    assert!(matches!(r, Err(Error::Conflict { .. })));
+    let (s2, _) = run(
+        &at(&s, Status::Dismissed),
+        Action::UpdateAnnotation {
+            annotation_id: "A".into(),
+            patch: reopen(),
+        },
+    )
+    .unwrap();
+    assert_eq!(s2.annotations["A"].status, Some(Status::Pending));
+}
