@@ -95,11 +95,11 @@ fn num(v: &Option<serde_json::Number>) -> Option<String> {
     v.as_ref().map(|n| n.to_string())
 }
 
-fn fmt_px(v: f64) -> String {
-    if v.fract() == 0.0 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v:.1}")
+fn fmt_px(n: &serde_json::Number) -> String {
+    match n.as_f64() {
+        Some(v) if v.fract() == 0.0 => format!("{}", v as i64),
+        Some(v) => format!("{v:.1}"),
+        None => n.to_string(),
     }
 }
 
@@ -166,10 +166,10 @@ pub fn export(session: &Session, annotations: &[Annotation], level: Level) -> St
             if let Some(b) = &a.bounding_box {
                 let pos = format!(
                     "{}px, {}px ({}×{}px)",
-                    fmt_px(b.x),
-                    fmt_px(b.y),
-                    fmt_px(b.width),
-                    fmt_px(b.height)
+                    fmt_px(&b.x),
+                    fmt_px(&b.y),
+                    fmt_px(&b.width),
+                    fmt_px(&b.height)
                 );
                 field(&mut out, "Position", Some(&pos));
             }
@@ -243,9 +243,17 @@ pub fn export(session: &Session, annotations: &[Annotation], level: Level) -> St
                 let _ = writeln!(out, "```");
             }
         }
-        if let Some(th) = a.thread.as_ref().filter(|t| !t.is_empty()) {
+        // A channel annotation's first entry is its comment: do not print it twice.
+        let skip = usize::from(
+            a.source.is_some()
+                && a.thread
+                    .as_ref()
+                    .and_then(|t| t.first())
+                    .is_some_and(|m| m.content == a.comment),
+        );
+        if let Some(th) = a.thread.as_ref().filter(|t| t.len() > skip) {
             let _ = writeln!(out, "**Thread:**");
-            for m in th {
+            for m in &th[skip..] {
                 if level == Level::Forensic {
                     let _ = writeln!(
                         out,

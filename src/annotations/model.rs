@@ -98,13 +98,13 @@ impl Severity {
     }
 }
 
-/// `{x, y, width, height}` in CSS pixels.
+/// `{x, y, width, height}` in CSS pixels (numbers kept as sent: `3` stays `3`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoundingBox {
-    pub x: f64,
-    pub y: f64,
-    pub width: f64,
-    pub height: f64,
+    pub x: Number,
+    pub y: Number,
+    pub width: Number,
+    pub height: Number,
 }
 
 /// A zero-based line/character position in a text file.

@@ -1,1 +1,2 @@
 //! The one integration-test binary. Each module covers one area.
+mod annotations;
