@@ -328,12 +328,7 @@ impl Registry {
     /// Previous ref of each entry matched when rebuilding from scratch
     /// (`refreshRefs` + `includeRefHistory`): returns a fresh registry and
     /// fills `previous_ref` where an element's new ref differs from its old one.
-    pub fn refresh(
-        &self,
-        doc: &str,
-        cands: Vec<Candidate>,
-        history: bool,
-    ) -> (Registry, Vec<Element>, Changes) {
+    pub fn refresh(&self, doc: &str, cands: Vec<Candidate>, history: bool) -> (Registry, Vec<Element>, Changes) {
         let mut fresh = Registry::new();
         let keys: Vec<u64> = cands.iter().map(|c| c.key).collect();
         let (mut els, changes) = fresh.observe(doc, cands);
@@ -473,16 +468,12 @@ fn unique_slugs(cands: &[Candidate]) -> Vec<Option<String>> {
         .iter()
         .map(|c| {
             let e = &c.element;
-            let pick = [
-                e.test_id.as_deref(),
-                e.id.as_deref(),
-                e.aria_label.as_deref(),
-            ]
-            .into_iter()
-            .flatten()
-            .map(slug)
-            // A slug that looks like our hashed refs would confuse people.
-            .find(|s| s.len() >= 2 && !looks_hashed(s));
+            let pick = [e.test_id.as_deref(), e.id.as_deref(), e.aria_label.as_deref()]
+                .into_iter()
+                .flatten()
+                .map(slug)
+                // A slug that looks like our hashed refs would confuse people.
+                .find(|s| s.len() >= 2 && !looks_hashed(s));
             pick.map(|s| format!("@{s}"))
         })
         .collect();
@@ -496,10 +487,7 @@ fn unique_slugs(cands: &[Candidate]) -> Vec<Option<String>> {
 }
 
 fn looks_hashed(s: &str) -> bool {
-    s.len() >= 7
-        && s.starts_with('e')
-        && s[1..].chars().all(|c| c.is_ascii_alphanumeric())
-        && s[1..].chars().any(|c| c.is_ascii_digit())
+    s.len() >= 7 && s.starts_with('e') && s[1..].chars().all(|c| c.is_ascii_alphanumeric()) && s[1..].chars().any(|c| c.is_ascii_digit())
 }
 
 fn moved(a: &Rect, b: &Rect) -> bool {
@@ -513,13 +501,7 @@ fn state_fingerprint(e: &Element) -> u64 {
     let mut h = blake3::Hasher::new();
     h.update(e.name.as_bytes());
     h.update(e.value.as_deref().unwrap_or("").as_bytes());
-    h.update(
-        format!(
-            "{:?}{:?}{:?}{}",
-            e.checked, e.expanded, e.selected, e.disabled
-        )
-        .as_bytes(),
-    );
+    h.update(format!("{:?}{:?}{:?}{}", e.checked, e.expanded, e.selected, e.disabled).as_bytes());
     let b = h.finalize();
     let mut x = [0u8; 8];
     x.copy_from_slice(&b.as_bytes()[..8]);
@@ -541,7 +523,11 @@ fn name_similarity(a: &str, b: &str) -> f64 {
     let inter = ta.intersection(&tb).count() as f64;
     let union = ta.union(&tb).count() as f64;
     let jac = if union > 0.0 { inter / union } else { 0.0 };
-    let prefix = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count() as f64
+    let prefix = a
+        .chars()
+        .zip(b.chars())
+        .take_while(|(x, y)| x == y)
+        .count() as f64
         / a.chars().count().max(b.chars().count()) as f64;
     jac.max(prefix)
 }
