@@ -2,7 +2,7 @@
 
 use crate::app::fixtures::StaticServer;
 use crate::app::{bench, Session};
-use crate::browser::{LaunchOptions, Viewport};
+use crate::app::{LaunchOptions, Viewport};
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -7,3 +7,4 @@ mod harness;
 mod observe;
 mod render;
 mod rpc_types;
+mod tidy;
