@@ -231,12 +231,19 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-pub async fn shot_vs_screenshot(session: &Session, url: &str, label: &str, runs: usize) -> Result<ShotResult> {
+pub async fn shot_vs_screenshot(
+    session: &Session,
+    url: &str,
+    label: &str,
+    runs: usize,
+) -> Result<ShotResult> {
     use super::shot::ShotOptions;
     use crate::browser::ScreenshotRequest;
     let page = session.new_page(None).await?;
     let result = async {
-        session.navigate(&page, url, LoadState::Load, Duration::from_secs(30)).await?;
+        session
+            .navigate(&page, url, LoadState::Load, Duration::from_secs(30))
+            .await?;
         let opts = ShotOptions::default();
         let first = session.shot(&page, &opts).await?;
         page.page.screenshot(&ScreenshotRequest::default()).await?;

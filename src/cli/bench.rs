@@ -95,11 +95,17 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
             res
         }
         BenchWhat::Shot { runs } => {
-            println!("{:<14} {:>6} {:>16} {:>20} {:>7}", "page", "marks", "bare shot ms", "annotated observe ms", "ratio");
+            println!(
+                "{:<14} {:>6} {:>16} {:>20} {:>7}",
+                "page", "marks", "bare shot ms", "annotated observe ms", "ratio"
+            );
             let mut res = Ok(());
             for f in ["demo.html", "shop.html", "sidebar.html"] {
                 match bench::shot_vs_screenshot(&session, &server.url(f), f, runs).await {
-                    Ok(r) => println!("{:<14} {:>6} {:>16.2} {:>20.2} {:>7.3}", r.fixture, r.marks, r.bare_screenshot_ms, r.annotated_observe_ms, r.ratio),
+                    Ok(r) => println!(
+                        "{:<14} {:>6} {:>16.2} {:>20.2} {:>7.3}",
+                        r.fixture, r.marks, r.bare_screenshot_ms, r.annotated_observe_ms, r.ratio
+                    ),
                     Err(e) => {
                         res = Err(e);
                         break;

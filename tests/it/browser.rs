@@ -136,3 +136,62 @@ fn navigation_errors_and_wait_states() {
         assert!(r.url.ends_with("#top"));
     });
 }
+
+#[test]
+fn connects_to_a_running_browser_by_ws_and_http_endpoint() {
+    run(async {
+        let owner = Session::new(LaunchOptions::default(), Viewport::default());
+        let b = owner.browser().await.unwrap();
+        let ws = b.ws_url().to_string();
+        assert!(ws.starts_with("ws://127.0.0.1:"), "{ws}");
+        let hostport = ws
+            .trim_start_matches("ws://")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string();
+        for endpoint in [ws.clone(), format!("http://{hostport}")] {
+            let s = Session::new(
+                LaunchOptions {
+                    cdp: Some(endpoint.clone()),
+                    ..Default::default()
+                },
+                Viewport::default(),
+            );
+            let p = s
+                .new_page(None)
+                .await
+                .unwrap_or_else(|e| panic!("{endpoint}: {e}"));
+            s.navigate(
+                &p,
+                &url("shop.html").await,
+                LoadState::Load,
+                Duration::from_secs(10),
+            )
+            .await
+            .unwrap();
+            let o = s.observe(&p, &ObserveOptions::default()).await.unwrap();
+            assert!(o.elements.len() > 10);
+            s.close_page(&p.id).await.unwrap();
+            // Disconnecting must not kill the browser we do not own.
+            s.close_browser().await;
+            assert!(
+                b.is_alive(),
+                "closing a connected session leaves the browser running"
+            );
+        }
+        let e = Session::new(
+            LaunchOptions {
+                cdp: Some("http://127.0.0.1:9".into()),
+                ..Default::default()
+            },
+            Viewport::default(),
+        )
+        .new_page(None)
+        .await
+        .err()
+        .expect("an unreachable endpoint fails");
+        assert_eq!(e.code(), "browser_launch_failed", "{e}");
+        owner.close_browser().await;
+    });
+}

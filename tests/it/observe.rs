@@ -365,3 +365,69 @@ fn profile_discovery() {
         println!("round trip {:?}", t.elapsed());
     });
 }
+
+#[test]
+#[ignore]
+fn profile_ablation() {
+    run(async {
+        let p = open("many.html?n=2000").await;
+        let base = pinpoint::observe::DISCOVER_JS
+            .trim_end()
+            .trim_end_matches(';')
+            .to_string();
+        let variants: Vec<(&str, String)> = vec![
+            ("full", base.clone()),
+            (
+                "no name",
+                base.replace(
+                    "function nameOf(el, role) {",
+                    "function nameOf(el, role) { return '';",
+                ),
+            ),
+            (
+                "no anchor",
+                base.replace(
+                    "function anchorOf(el, doc) {",
+                    "function anchorOf(el, doc) { return '';",
+                ),
+            ),
+            (
+                "no css",
+                base.replace(
+                    "function cssPath(el) {",
+                    "function cssPath(el) { return '';",
+                ),
+            ),
+            (
+                "no hit",
+                base.replace(
+                    "function deepHit(doc, x, y) {",
+                    "function deepHit(doc, x, y) { return null;",
+                ),
+            ),
+            (
+                "no clickable",
+                base.replace(
+                    "function nonSemanticClickable(el, win, marks) {",
+                    "function nonSemanticClickable(el, win, marks) { return false;",
+                ),
+            ),
+            (
+                "no value",
+                base.replace(
+                    "function valueOf(el, role) {",
+                    "function valueOf(el, role) { return null;",
+                ),
+            ),
+        ];
+        for (name, src) in &variants {
+            let mut ts = Vec::new();
+            for _ in 0..7 {
+                let v = js(&p, &format!("(() => {{ const t = performance.now(); ({src})({{}}); return performance.now() - t; }})()")).await;
+                ts.push(v.as_f64().unwrap());
+            }
+            ts.sort_by(|a, b| a.total_cmp(b));
+            println!("{name:<14} median {:.1} ms  min {:.1}", ts[3], ts[0]);
+        }
+    });
+}
