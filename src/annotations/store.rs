@@ -299,70 +299,91 @@ fn write_change(conn: &Connection, c: &Change) -> Result<()> {
     Ok(())
 }
 
+/// Load the slice of state `action` needs, run the reducer, write its changes
+/// and events inside the caller's transaction.
+fn apply_in_tx(tx: &Connection, action: &Action, now: i64) -> Result<Committed> {
+    let mut state = State::default();
+    if let Some(aid) = action.annotation_id() {
+        if let Some(a) = load_annotation(tx, aid)? {
+            if let Some(s) = load_session(tx, a.session())? {
+                state.sessions.insert(s.id.clone(), s);
+            }
+            state.annotations.insert(a.id.clone(), a);
+        }
+    }
+    if let Some(sid) = action.session_id() {
+        if let Some(s) = load_session(tx, sid)? {
+            state.sessions.insert(s.id.clone(), s);
+        }
+        if action.needs_session_annotations() {
+            let filter = AnnotationFilter {
+                session_id: Some(sid.to_owned()),
+                ..AnnotationFilter::default()
+            };
+            for a in query_annotations(tx, &filter)? {
+                state.annotations.insert(a.id.clone(), a);
+            }
+        }
+    }
+    let t = reducer::apply(&state, action, Ctx { now_ms: now })?;
+    for c in &t.changes {
+        write_change(tx, c)?;
+    }
+    let mut events = Vec::with_capacity(t.events.len());
+    let mut ins = tx.prepare_cached(
+        "INSERT INTO events (type, session_id, timestamp, replay, payload)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for d in t.events {
+        ins.execute(params![
+            d.kind.as_str(),
+            d.session_id,
+            now,
+            d.kind.replayable() as i64,
+            serde_json::to_string(&d.payload)?
+        ])?;
+        events.push(Event {
+            kind: d.kind,
+            timestamp: now,
+            session_id: d.session_id,
+            sequence: tx.last_insert_rowid(),
+            payload: d.payload,
+        });
+    }
+    Ok(Committed {
+        changes: t.changes,
+        events,
+    })
+}
+
 impl Inner {
     fn dispatch(&self, action: &Action) -> Result<Committed> {
+        let mut all = self.dispatch_many(std::slice::from_ref(action))?;
+        all.pop()
+            .ok_or_else(|| Error::Internal("dispatch committed nothing".into()))
+    }
+
+    /// Apply `actions` in order in ONE transaction (all or nothing).
+    fn dispatch_many(&self, actions: &[Action]) -> Result<Vec<Committed>> {
         let committed = {
             let mut conn = lock(&self.writer);
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let mut state = State::default();
-            if let Some(aid) = action.annotation_id() {
-                if let Some(a) = load_annotation(&tx, aid)? {
-                    if let Some(s) = load_session(&tx, a.session())? {
-                        state.sessions.insert(s.id.clone(), s);
-                    }
-                    state.annotations.insert(a.id.clone(), a);
-                }
-            }
-            if let Some(sid) = action.session_id() {
-                if let Some(s) = load_session(&tx, sid)? {
-                    state.sessions.insert(s.id.clone(), s);
-                }
-                if action.needs_session_annotations() {
-                    let filter = AnnotationFilter {
-                        session_id: Some(sid.to_owned()),
-                        ..AnnotationFilter::default()
-                    };
-                    for a in query_annotations(&tx, &filter)? {
-                        state.annotations.insert(a.id.clone(), a);
-                    }
-                }
-            }
             let now = now_ms();
-            // On error `tx` drops here and rolls back: the store is untouched.
-            let t = reducer::apply(&state, action, Ctx { now_ms: now })?;
-            for c in &t.changes {
-                write_change(&tx, c)?;
-            }
-            let mut events = Vec::with_capacity(t.events.len());
-            {
-                let mut ins = tx.prepare_cached(
-                    "INSERT INTO events (type, session_id, timestamp, replay, payload)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )?;
-                for d in t.events {
-                    ins.execute(params![
-                        d.kind.as_str(),
-                        d.session_id,
-                        now,
-                        d.kind.replayable() as i64,
-                        serde_json::to_string(&d.payload)?
-                    ])?;
-                    events.push(Event {
-                        kind: d.kind,
-                        timestamp: now,
-                        session_id: d.session_id,
-                        sequence: tx.last_insert_rowid(),
-                        payload: d.payload,
-                    });
-                }
+            let mut out = Vec::with_capacity(actions.len());
+            for action in actions {
+                // On error `tx` drops and rolls back: the store is untouched.
+                out.push(apply_in_tx(&tx, action, now)?);
             }
             tx.commit()?;
-            Committed {
-                changes: t.changes,
-                events,
-            }
+            out
         };
-        self.publish(&committed.events)?;
+        for c in &committed {
+            // Already durable: a failed publish must not turn into a failed write
+            // (subscribers catch up through the poller / the log).
+            if let Err(e) = self.publish(&c.events) {
+                tracing::warn!("publishing committed events failed: {e}");
+            }
+        }
         Ok(committed)
     }
 
@@ -478,6 +499,11 @@ impl Store {
     /// Run one action through the reducer and commit it (blocking).
     pub fn dispatch_blocking(&self, action: &Action) -> Result<Committed> {
         self.inner.dispatch(action)
+    }
+
+    /// Apply several actions in ONE transaction (all or nothing): bulk import.
+    pub fn dispatch_many_blocking(&self, actions: &[Action]) -> Result<Vec<Committed>> {
+        self.inner.dispatch_many(actions)
     }
 
     /// Run one action through the reducer and commit it.
@@ -737,6 +763,24 @@ mod tests {
             .unwrap();
         assert_eq!(c.events[0].sequence, 7);
         assert!(store.events_since_blocking(6, None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn dispatch_many_is_all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("s.db")).unwrap();
+        session(&store, "S");
+        let ok = |id: &str| Action::CreateAnnotation {
+            session_id: "S".into(),
+            annotation: ann(id, 1),
+        };
+        let r = store.dispatch_many_blocking(&[ok("A"), ok("B"), ok("A")]);
+        assert!(matches!(r, Err(Error::Conflict { .. })));
+        assert_eq!(store.count_annotations_blocking().unwrap(), 0);
+        assert_eq!(store.max_sequence_blocking().unwrap(), 1);
+        let c = store.dispatch_many_blocking(&[ok("A"), ok("B")]).unwrap();
+        let seqs: Vec<i64> = c.iter().map(|c| c.events[0].sequence).collect();
+        assert_eq!(seqs, [2, 3]);
     }
 
     #[tokio::test]
