@@ -734,10 +734,8 @@ async fn pump(
             return;
         };
         for e in events {
-            if filter.matches(&store, &e).await {
-                if !send(&mut tx, event_frame(&e)).await {
-                    return;
-                }
+            if filter.matches(&store, &e).await && !send(&mut tx, event_frame(&e)).await {
+                return;
             }
             last_sent = last_sent.max(e.sequence);
         }

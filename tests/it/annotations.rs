@@ -1232,3 +1232,167 @@ fn markdown_export_goldens() {
         );
     }
 }
+
+#[tokio::test]
+async fn guarded_router_cors_preflight_and_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("g.db")).unwrap();
+    let cfg = SecurityConfig {
+        allowed_origins: vec![],
+        token: Some("tok".into()),
+        bound_host: "127.0.0.1:4747".into(),
+    };
+    let api = Api {
+        app: router(store.clone())
+            .layer(axum::middleware::from_fn_with_state(Arc::new(cfg), guard)),
+        store,
+        _dir: dir,
+    };
+    // the toolbar's preflight for a JSON POST: 204 with CORS headers, no token needed
+    let r = api
+        .raw(
+            Method::OPTIONS,
+            "/sessions/x/annotations",
+            Body::empty(),
+            &[
+                ("origin", "http://localhost:3000"),
+                ("access-control-request-method", "POST"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        r.headers["access-control-allow-origin"],
+        "http://localhost:3000"
+    );
+    // a JSON answer to an allowed origin carries ACAO + Vary
+    let r = api
+        .raw(
+            Method::POST,
+            "/sessions?token=tok",
+            Body::from(r#"{"url":"http://localhost:3000/"}"#),
+            &[
+                ("origin", "http://localhost:3000"),
+                ("host", "localhost:4747"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    assert_eq!(
+        r.headers["access-control-allow-origin"],
+        "http://localhost:3000"
+    );
+    assert_eq!(r.headers["vary"], "Origin");
+    let before = api.seq();
+    // foreign origin, rebinding host, missing token: refused before any route runs
+    for (headers, status) in [
+        (
+            vec![("origin", "https://evil.example"), ("x-bap-token", "tok")],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            vec![("host", "evil.example:4747"), ("x-bap-token", "tok")],
+            StatusCode::FORBIDDEN,
+        ),
+        (vec![("x-bap-token", "nope")], StatusCode::UNAUTHORIZED),
+        (vec![], StatusCode::UNAUTHORIZED),
+    ] {
+        let r = api
+            .raw(
+                Method::POST,
+                "/sessions",
+                Body::from(r#"{"url":"http://a/"}"#),
+                &headers,
+            )
+            .await;
+        assert_eq!(r.status, status, "{headers:?}");
+        assert!(r.json()["error"]["code"].is_string());
+    }
+    assert_eq!(api.seq(), before);
+}
+
+#[test]
+fn cli_add_list_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("nested/cli.db");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin())
+            .arg("annotations")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let db_s = db.to_str().unwrap();
+    let (ok, out, err) = run(&[
+        "add",
+        "--store",
+        db_s,
+        "--session",
+        "S",
+        "--comment",
+        "Button is cut off",
+        "--element",
+        "button",
+        "--element-path",
+        "main > button.cta",
+        "--url",
+        "http://localhost:3000/p",
+        "--severity",
+        "blocking",
+    ]);
+    assert!(ok, "{err}");
+    let a: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        (a["sessionId"].as_str(), a["status"].as_str()),
+        (Some("S"), Some("pending"))
+    );
+    let (ok, out, _) = run(&["list", "--store", db_s, "--status", "pending", "--json"]);
+    assert!(ok);
+    let list: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(list[0]["id"], a["id"]);
+    let (ok, out, _) = run(&["list", "--store", db_s, "--status", "resolved"]);
+    assert!(ok && out.is_empty());
+    let (ok, out, _) = run(&[
+        "export",
+        "--store",
+        db_s,
+        "--session",
+        "S",
+        "--level",
+        "compact",
+    ]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "# Feedback: http://localhost:3000/p\n\n1. **button.cta**: Button is cut off (blocking, pending)\n"
+    );
+    let (ok, _, err) = run(&[
+        "export",
+        "--store",
+        db_s,
+        "--session",
+        "nope",
+        "--level",
+        "compact",
+    ]);
+    assert!(!ok && err.contains("not found"));
+    let (ok, _, err) = run(&[
+        "add",
+        "--store",
+        db_s,
+        "--session",
+        "S",
+        "--element",
+        "b",
+        "--element-path",
+        "p",
+        "--severity",
+        "huge",
+    ]);
+    assert!(!ok && err.contains("/severity"), "{err}");
+}
