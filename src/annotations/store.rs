@@ -544,6 +544,11 @@ impl Store {
         max_seq(&lock(&self.inner.reader))
     }
 
+    /// The highest sequence in the log (0 when empty).
+    pub async fn max_sequence(&self) -> Result<i64> {
+        self.blocking(|i| max_seq(&lock(&i.reader))).await
+    }
+
     pub fn session_blocking(&self, id: &str) -> Result<Option<Session>> {
         load_session(&lock(&self.inner.reader), id)
     }

@@ -170,6 +170,8 @@ pub fn router(store: Store) -> Router {
             patch(edit_thread).delete(remove_thread),
         )
         .route("/events", get(global_events))
+        // Upstream has no 405: a known path with another method is 404 JSON.
+        .method_not_allowed_fallback(not_found)
         .with_state(state)
 }
 
@@ -729,8 +731,12 @@ async fn pump(
 ) {
     let mut last_sent: i64 = 0;
     if let Some(n) = replay_from {
-        last_sent = n;
-        let Ok(events) = store.events_since(n, filter.session.clone()).await else {
+        // An id from the future (another store file) must not hide live events.
+        let Ok(max) = store.max_sequence().await else {
+            return;
+        };
+        last_sent = n.min(max);
+        let Ok(events) = store.events_since(last_sent, filter.session.clone()).await else {
             return;
         };
         for e in events {

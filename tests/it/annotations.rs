@@ -485,6 +485,12 @@ async fn patch_lifecycle_thread_delete() {
         .call(Method::POST, &format!("{p}/reopen-nope"), None)
         .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
+    // no 405 anywhere: a known path with another method is a 404 JSON answer
+    let r = api.call(Method::PUT, &p, Some(json!({}))).await;
+    assert_eq!(
+        (r.status, r.code().as_str()),
+        (StatusCode::NOT_FOUND, "not_found")
+    );
     assert_eq!(api.seq(), before);
 
     // reopen (PATCH status reopen and POST /reopen)
@@ -1036,6 +1042,13 @@ async fn sse_reconnect_with_last_event_id_gets_every_missed_event_once() {
     let seq = create(&store, "T", "live on global");
     let (id, _, data) = g.event().await;
     assert_eq!((id, data["sessionId"].as_str()), (seq, Some("T")));
+
+    // a Last-Event-ID from the future (another store) does not hide live events
+    let mut fut = Sse::connect(addr, "/sessions/T/events", &[("Last-Event-ID", "999999")]).await;
+    assert_eq!(fut.frame().await.comment.as_deref(), Some("connected"));
+    let s2 = create(&store, "T", "after a future id");
+    assert_eq!(fut.event().await.0, s2);
+    let seq = s2;
 
     let mut g2 = Sse::connect(
         addr,
