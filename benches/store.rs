@@ -98,6 +98,17 @@ fn list_filtered(c: &mut Criterion) {
             )
         })
     });
+    // what the HTTP list/pending routes do: stored JSON texts, no re-parse
+    g.bench_function("list_10k_filtered_by_status_raw", |b| {
+        b.iter(|| {
+            black_box(
+                store
+                    .list_annotations_raw_blocking(&filter)
+                    .expect("list")
+                    .len(),
+            )
+        })
+    });
     g.finish();
 }
 

@@ -235,7 +235,8 @@ fn load_annotation(conn: &Connection, id: &str) -> Result<Option<Annotation>> {
     json.map(|j| parse_json(&j)).transpose()
 }
 
-fn query_annotations(conn: &Connection, f: &AnnotationFilter) -> Result<Vec<Annotation>> {
+/// Stored JSON of the annotations matching `f`, in creation order.
+fn query_annotations_raw(conn: &Connection, f: &AnnotationFilter) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT json FROM annotations
          WHERE (?1 IS NULL OR session_id = ?1) AND (?2 IS NULL OR url = ?2)
@@ -253,11 +254,24 @@ fn query_annotations(conn: &Connection, f: &AnnotationFilter) -> Result<Vec<Anno
         ],
         |r| r.get::<_, String>(0),
     )?;
-    let mut out = Vec::new();
-    for j in rows {
-        out.push(parse_json(&j?)?);
-    }
-    Ok(out)
+    Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+}
+
+fn query_annotations(conn: &Connection, f: &AnnotationFilter) -> Result<Vec<Annotation>> {
+    query_annotations_raw(conn, f)?
+        .iter()
+        .map(|j| parse_json(j))
+        .collect()
+}
+
+/// Stored JSON of pending annotations, ordered by client `timestamp`.
+fn query_pending_raw(conn: &Connection, session: Option<&str>) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT json FROM annotations WHERE status = 'pending'
+           AND (?1 IS NULL OR session_id = ?1) ORDER BY ts, ord",
+    )?;
+    let rows = stmt.query_map([session], |r| r.get::<_, String>(0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
 }
 
 fn write_change(conn: &Connection, c: &Change) -> Result<()> {
@@ -596,17 +610,27 @@ impl Store {
 
     /// Pending annotations (of one session, or all), ordered by client `timestamp`.
     pub fn pending_blocking(&self, session: Option<&str>) -> Result<Vec<Annotation>> {
-        let conn = lock(&self.inner.reader);
-        let mut stmt = conn.prepare_cached(
-            "SELECT json FROM annotations WHERE status = 'pending'
-               AND (?1 IS NULL OR session_id = ?1) ORDER BY ts, ord",
-        )?;
-        let rows = stmt.query_map([session], |r| r.get::<_, String>(0))?;
-        let mut out = Vec::new();
-        for j in rows {
-            out.push(parse_json(&j?)?);
-        }
-        Ok(out)
+        query_pending_raw(&lock(&self.inner.reader), session)?
+            .iter()
+            .map(|j| parse_json(j))
+            .collect()
+    }
+
+    /// [`Store::pending`] as stored JSON texts (no re-parse: the stored form
+    /// is the wire form).
+    pub async fn pending_raw(&self, session: Option<String>) -> Result<Vec<String>> {
+        self.blocking(move |i| query_pending_raw(&lock(&i.reader), session.as_deref()))
+            .await
+    }
+
+    /// [`Store::list_annotations`] as stored JSON texts.
+    pub fn list_annotations_raw_blocking(&self, filter: &AnnotationFilter) -> Result<Vec<String>> {
+        query_annotations_raw(&lock(&self.inner.reader), filter)
+    }
+
+    pub async fn list_annotations_raw(&self, filter: AnnotationFilter) -> Result<Vec<String>> {
+        self.blocking(move |i| query_annotations_raw(&lock(&i.reader), &filter))
+            .await
     }
 
     pub async fn pending(&self, session: Option<String>) -> Result<Vec<Annotation>> {

@@ -205,6 +205,28 @@ fn json_answer(status: StatusCode, v: impl serde::Serialize) -> ApiResult {
     Ok((status, Json(v)).into_response())
 }
 
+/// A 200 JSON answer spliced from stored JSON texts (no parse/re-serialize).
+fn raw_json(prefix: &str, items: &[String], suffix: &str) -> Response {
+    let len = items.iter().map(|i| i.len() + 1).sum::<usize>() + prefix.len() + suffix.len() + 2;
+    let mut body = String::with_capacity(len);
+    body.push_str(prefix);
+    body.push('[');
+    for (n, item) in items.iter().enumerate() {
+        if n > 0 {
+            body.push(',');
+        }
+        body.push_str(item);
+    }
+    body.push(']');
+    body.push_str(suffix);
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
 /// Read a JSON body: ≤ 1 MiB (else 413), empty = `{}`, bad JSON = 400.
 async fn read_json(headers: &HeaderMap, body: Body) -> Result<Value> {
     let declared = headers
@@ -302,15 +324,19 @@ async fn get_session(State(st): State<AppState>, Path(id): Path<String>) -> ApiR
         .ok_or_else(|| session_missing(&id))?;
     let annotations = st
         .store
-        .list_annotations(AnnotationFilter {
+        .list_annotations_raw(AnnotationFilter {
             session_id: Some(id),
             ..Default::default()
         })
         .await?;
-    let mut v = serde_json::to_value(&s).map_err(|e| Error::Internal(e.to_string()))?;
-    v["annotations"] =
-        serde_json::to_value(annotations).map_err(|e| Error::Internal(e.to_string()))?;
-    json_answer(StatusCode::OK, v)
+    let session = serde_json::to_string(&s).map_err(|e| Error::Internal(e.to_string()))?;
+    let head = session.strip_suffix('}').unwrap_or("{");
+    let sep = if head.ends_with('{') { "" } else { "," };
+    Ok(raw_json(
+        &format!("{head}{sep}\"annotations\":"),
+        &annotations,
+        "}",
+    ))
 }
 
 async fn update_session(
@@ -349,19 +375,20 @@ async fn close_session(State(st): State<AppState>, Path(id): Path<String>) -> Ap
     json_answer(StatusCode::OK, c.session())
 }
 
-fn pending_answer(list: Vec<Annotation>) -> ApiResult {
-    json_answer(
-        StatusCode::OK,
-        json!({"count": list.len(), "annotations": list}),
-    )
+fn pending_answer(list: Vec<String>) -> ApiResult {
+    Ok(raw_json(
+        &format!("{{\"count\":{},\"annotations\":", list.len()),
+        &list,
+        "}",
+    ))
 }
 
 async fn session_pending(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    pending_answer(st.store.pending(Some(id)).await?)
+    pending_answer(st.store.pending_raw(Some(id)).await?)
 }
 
 async fn all_pending(State(st): State<AppState>) -> ApiResult {
-    pending_answer(st.store.pending(None).await?)
+    pending_answer(st.store.pending_raw(None).await?)
 }
 
 async fn request_action(
@@ -542,7 +569,7 @@ async fn list_annotations(
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult {
     let f = parse_filter(&q)?;
-    json_answer(StatusCode::OK, st.store.list_annotations(f).await?)
+    Ok(raw_json("", &st.store.list_annotations_raw(f).await?, ""))
 }
 
 async fn get_annotation(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult {
