@@ -475,9 +475,10 @@ impl Store {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
-        let writer = connect(&path)?;
+        let mut writer = connect(&path)?;
         {
-            let tx = writer.unchecked_transaction()?;
+            // IMMEDIATE: several processes may open a fresh file at once.
+            let tx = writer.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute_batch(SCHEMA)?;
             tx.commit()?;
         }

@@ -1073,6 +1073,53 @@ async fn sse_reconnect_with_last_event_id_gets_every_missed_event_once() {
     assert!(r.is_err(), "no event for another domain");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sse_over_http11_keeps_streaming() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("h11.db")).unwrap();
+    new_session(&store, "S", "http://localhost:3000/a");
+    let addr = serve(store.clone()).await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /sessions/S/events?agent=true HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
+        .await
+        .unwrap();
+    let mut seen = String::new();
+    let mut created = false;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !seen.contains("event: annotation.created\nid: ") {
+        let mut chunk = [0u8; 4096];
+        let n = tokio::time::timeout_at(deadline, stream.read(&mut chunk))
+            .await
+            .expect("SSE over HTTP/1.1 delivered the event")
+            .unwrap();
+        assert!(n > 0, "stream closed");
+        seen.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        if !created && seen.contains(": connected") {
+            create(&store, "S", "over http/1.1");
+            created = true;
+        }
+    }
+    assert!(seen.starts_with("HTTP/1.1 200"));
+    assert!(seen
+        .to_ascii_lowercase()
+        .contains("cache-control: no-cache"));
+    // the agent listener is counted by /status while the stream is open
+    let mut status = TcpStream::connect(addr).await.unwrap();
+    status
+        .write_all(b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    status.read_to_string(&mut answer).await.unwrap();
+    let body = answer.split("\r\n\r\n").nth(1).unwrap();
+    let v: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(
+        (v["activeListeners"].as_u64(), v["agentListeners"].as_u64()),
+        (Some(1), Some(1))
+    );
+}
+
 // ------------------------------------------------------- multi-process
 
 fn bin() -> &'static str {
