@@ -3,7 +3,9 @@
 //! annotations filtered by status, and live fan-out of one committed event to
 //! 100 subscribers (each formats its SSE frame).
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use tower::ServiceExt;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pinpoint::annotations::model::{new_id, Annotation, Status};
@@ -153,8 +155,64 @@ fn fan_out(c: &mut Criterion) {
             })
         })
     });
+    // Fan-out alone: from the write being acknowledged (events already
+    // published) to the 100th subscriber holding its SSE frame.
+    let mut j = 1_000_000u64;
+    g.bench_function("fan_out_to_100_subscribers_after_ack", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                j += 1;
+                let store = store.clone();
+                total += rt.block_on(async {
+                    tokio::task::spawn_blocking(move || store.dispatch_blocking(&create("S", j)))
+                        .await
+                        .expect("join")
+                        .expect("create");
+                    let t0 = Instant::now();
+                    for _ in 0..100 {
+                        black_box(done_rx.recv().await);
+                    }
+                    t0.elapsed()
+                });
+            }
+            total
+        })
+    });
     g.finish();
 }
 
-criterion_group!(benches, creates, list_filtered, fan_out);
+fn http_create(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open_with_session(&dir, "http.db");
+    let app = pinpoint::http::annotations::router(store);
+    let body =
+        json!({"x": 42.5, "y": 310, "comment": "Make this button bigger", "element": "button",
+        "elementPath": "main > .hero > button.cta", "timestamp": 1760000000000u64,
+        "boundingBox": {"x": 10, "y": 300, "width": 120, "height": 40},
+        "url": "http://localhost:3000/pricing"})
+        .to_string();
+    let mut g = c.benchmark_group("store");
+    g.throughput(Throughput::Elements(1));
+    g.measurement_time(Duration::from_secs(5));
+    g.bench_function("http_post_annotation_acknowledged", |b| {
+        b.iter(|| {
+            let req = axum::http::Request::post("/sessions/S/annotations")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body.clone()))
+                .expect("request");
+            let res = rt.block_on(app.clone().oneshot(req)).expect("infallible");
+            assert_eq!(res.status(), axum::http::StatusCode::CREATED);
+            black_box(res)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, creates, list_filtered, fan_out, http_create);
 criterion_main!(benches);
