@@ -129,7 +129,7 @@ fn fan_out(c: &mut Criterion) {
             let done = done_tx.clone();
             tokio::spawn(async move {
                 while let Ok(e) = rx.recv().await {
-                    let frame = event_frame(&e);
+                    let frame = e.rendered(event_frame);
                     if done.send(frame.len()).is_err() {
                         return;
                     }

@@ -14,7 +14,7 @@
 //! - blocking SQLite work runs on `spawn_blocking` in the async API.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -73,13 +73,44 @@ impl Committed {
     }
 }
 
+/// A committed event as broadcast to live subscribers. Its wire rendering
+/// (e.g. the SSE frame) is computed once and shared by every subscriber.
+#[derive(Debug)]
+pub struct Published {
+    event: Event,
+    rendered: OnceLock<String>,
+}
+
+impl Published {
+    pub fn new(event: Event) -> Self {
+        Published {
+            event,
+            rendered: OnceLock::new(),
+        }
+    }
+    pub fn event(&self) -> &Event {
+        &self.event
+    }
+    /// `render(event)`, computed by the first subscriber that asks.
+    pub fn rendered(&self, render: impl FnOnce(&Event) -> String) -> &str {
+        self.rendered.get_or_init(|| render(&self.event))
+    }
+}
+
+impl std::ops::Deref for Published {
+    type Target = Event;
+    fn deref(&self) -> &Event {
+        &self.event
+    }
+}
+
 struct Inner {
     path: PathBuf,
     writer: Mutex<Connection>,
     reader: Mutex<Connection>,
     /// Last sequence sent to subscribers. Lock order: `published` → `reader`.
     published: Mutex<i64>,
-    tx: broadcast::Sender<Arc<Event>>,
+    tx: broadcast::Sender<Arc<Published>>,
 }
 
 /// A handle to one store file (cheap to clone; clones share connections).
@@ -419,14 +450,14 @@ impl Inner {
                 )?;
                 for e in gap {
                     *last = e.sequence;
-                    let _ = self.tx.send(Arc::new(e));
+                    let _ = self.tx.send(Arc::new(Published::new(e)));
                 }
             }
         }
         for e in events {
             if e.sequence > *last {
                 *last = e.sequence;
-                let _ = self.tx.send(Arc::new(e.clone()));
+                let _ = self.tx.send(Arc::new(Published::new(e.clone())));
             }
         }
         *last = (*last).max(last_ev.sequence);
@@ -442,7 +473,7 @@ impl Inner {
         }
         for e in query_events(&reader, *last, None, None, false)? {
             *last = e.sequence;
-            let _ = self.tx.send(Arc::new(e));
+            let _ = self.tx.send(Arc::new(Published::new(e)));
         }
         Ok(())
     }
@@ -527,7 +558,7 @@ impl Store {
     }
 
     /// Live events committed after this call (by any process writing the file).
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Published>> {
         self.inner.tx.subscribe()
     }
 

@@ -45,7 +45,7 @@ use crate::annotations::model::{
     ThreadMessage,
 };
 use crate::annotations::reducer::{to_channel, Action};
-use crate::annotations::store::{AnnotationFilter, Store};
+use crate::annotations::store::{AnnotationFilter, Published, Store};
 use crate::error::{Error, FieldError, Result};
 
 /// Largest accepted request body.
@@ -752,7 +752,7 @@ pub fn url_host(url: &str) -> Option<String> {
 async fn pump(
     store: Store,
     mut tx: Tx,
-    mut rx: tokio::sync::broadcast::Receiver<Arc<Event>>,
+    mut rx: tokio::sync::broadcast::Receiver<Arc<Published>>,
     replay_from: Option<i64>,
     filter: EventFilter,
 ) {
@@ -782,8 +782,8 @@ async fn pump(
                     if e.sequence <= last_sent {
                         continue;
                     }
-                    if filter.matches(&store, &e).await
-                        && !send(&mut tx, event_frame(&e)).await
+                    if filter.matches(&store, e.event()).await
+                        && !send(&mut tx, e.rendered(event_frame).to_owned()).await
                     {
                         return;
                     }
