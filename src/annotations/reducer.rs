@@ -34,6 +34,8 @@ pub struct Ctx {
 }
 
 /// Every state change of the annotation store.
+// Actions and changes are built and moved once per write: boxing buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     CreateSession {
@@ -143,6 +145,7 @@ impl Action {
 }
 
 /// One write the store must perform.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
     PutSession(Session),

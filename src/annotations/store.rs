@@ -14,7 +14,7 @@
 //! - blocking SQLite work runs on `spawn_blocking` in the async API.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -73,13 +73,44 @@ impl Committed {
     }
 }
 
+/// A committed event as broadcast to live subscribers. Its wire rendering
+/// (e.g. the SSE frame) is computed once and shared by every subscriber.
+#[derive(Debug)]
+pub struct Published {
+    event: Event,
+    rendered: OnceLock<String>,
+}
+
+impl Published {
+    pub fn new(event: Event) -> Self {
+        Published {
+            event,
+            rendered: OnceLock::new(),
+        }
+    }
+    pub fn event(&self) -> &Event {
+        &self.event
+    }
+    /// `render(event)`, computed by the first subscriber that asks.
+    pub fn rendered(&self, render: impl FnOnce(&Event) -> String) -> &str {
+        self.rendered.get_or_init(|| render(&self.event))
+    }
+}
+
+impl std::ops::Deref for Published {
+    type Target = Event;
+    fn deref(&self) -> &Event {
+        &self.event
+    }
+}
+
 struct Inner {
     path: PathBuf,
     writer: Mutex<Connection>,
     reader: Mutex<Connection>,
     /// Last sequence sent to subscribers. Lock order: `published` → `reader`.
     published: Mutex<i64>,
-    tx: broadcast::Sender<Arc<Event>>,
+    tx: broadcast::Sender<Arc<Published>>,
 }
 
 /// A handle to one store file (cheap to clone; clones share connections).
@@ -235,7 +266,8 @@ fn load_annotation(conn: &Connection, id: &str) -> Result<Option<Annotation>> {
     json.map(|j| parse_json(&j)).transpose()
 }
 
-fn query_annotations(conn: &Connection, f: &AnnotationFilter) -> Result<Vec<Annotation>> {
+/// Stored JSON of the annotations matching `f`, in creation order.
+fn query_annotations_raw(conn: &Connection, f: &AnnotationFilter) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT json FROM annotations
          WHERE (?1 IS NULL OR session_id = ?1) AND (?2 IS NULL OR url = ?2)
@@ -253,11 +285,24 @@ fn query_annotations(conn: &Connection, f: &AnnotationFilter) -> Result<Vec<Anno
         ],
         |r| r.get::<_, String>(0),
     )?;
-    let mut out = Vec::new();
-    for j in rows {
-        out.push(parse_json(&j?)?);
-    }
-    Ok(out)
+    Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+}
+
+fn query_annotations(conn: &Connection, f: &AnnotationFilter) -> Result<Vec<Annotation>> {
+    query_annotations_raw(conn, f)?
+        .iter()
+        .map(|j| parse_json(j))
+        .collect()
+}
+
+/// Stored JSON of pending annotations, ordered by client `timestamp`.
+fn query_pending_raw(conn: &Connection, session: Option<&str>) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT json FROM annotations WHERE status = 'pending'
+           AND (?1 IS NULL OR session_id = ?1) ORDER BY ts, ord",
+    )?;
+    let rows = stmt.query_map([session], |r| r.get::<_, String>(0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
 }
 
 fn write_change(conn: &Connection, c: &Change) -> Result<()> {
@@ -299,70 +344,91 @@ fn write_change(conn: &Connection, c: &Change) -> Result<()> {
     Ok(())
 }
 
+/// Load the slice of state `action` needs, run the reducer, write its changes
+/// and events inside the caller's transaction.
+fn apply_in_tx(tx: &Connection, action: &Action, now: i64) -> Result<Committed> {
+    let mut state = State::default();
+    if let Some(aid) = action.annotation_id() {
+        if let Some(a) = load_annotation(tx, aid)? {
+            if let Some(s) = load_session(tx, a.session())? {
+                state.sessions.insert(s.id.clone(), s);
+            }
+            state.annotations.insert(a.id.clone(), a);
+        }
+    }
+    if let Some(sid) = action.session_id() {
+        if let Some(s) = load_session(tx, sid)? {
+            state.sessions.insert(s.id.clone(), s);
+        }
+        if action.needs_session_annotations() {
+            let filter = AnnotationFilter {
+                session_id: Some(sid.to_owned()),
+                ..AnnotationFilter::default()
+            };
+            for a in query_annotations(tx, &filter)? {
+                state.annotations.insert(a.id.clone(), a);
+            }
+        }
+    }
+    let t = reducer::apply(&state, action, Ctx { now_ms: now })?;
+    for c in &t.changes {
+        write_change(tx, c)?;
+    }
+    let mut events = Vec::with_capacity(t.events.len());
+    let mut ins = tx.prepare_cached(
+        "INSERT INTO events (type, session_id, timestamp, replay, payload)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for d in t.events {
+        ins.execute(params![
+            d.kind.as_str(),
+            d.session_id,
+            now,
+            d.kind.replayable() as i64,
+            serde_json::to_string(&d.payload)?
+        ])?;
+        events.push(Event {
+            kind: d.kind,
+            timestamp: now,
+            session_id: d.session_id,
+            sequence: tx.last_insert_rowid(),
+            payload: d.payload,
+        });
+    }
+    Ok(Committed {
+        changes: t.changes,
+        events,
+    })
+}
+
 impl Inner {
     fn dispatch(&self, action: &Action) -> Result<Committed> {
+        let mut all = self.dispatch_many(std::slice::from_ref(action))?;
+        all.pop()
+            .ok_or_else(|| Error::Internal("dispatch committed nothing".into()))
+    }
+
+    /// Apply `actions` in order in ONE transaction (all or nothing).
+    fn dispatch_many(&self, actions: &[Action]) -> Result<Vec<Committed>> {
         let committed = {
             let mut conn = lock(&self.writer);
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let mut state = State::default();
-            if let Some(aid) = action.annotation_id() {
-                if let Some(a) = load_annotation(&tx, aid)? {
-                    if let Some(s) = load_session(&tx, a.session())? {
-                        state.sessions.insert(s.id.clone(), s);
-                    }
-                    state.annotations.insert(a.id.clone(), a);
-                }
-            }
-            if let Some(sid) = action.session_id() {
-                if let Some(s) = load_session(&tx, sid)? {
-                    state.sessions.insert(s.id.clone(), s);
-                }
-                if action.needs_session_annotations() {
-                    let filter = AnnotationFilter {
-                        session_id: Some(sid.to_owned()),
-                        ..AnnotationFilter::default()
-                    };
-                    for a in query_annotations(&tx, &filter)? {
-                        state.annotations.insert(a.id.clone(), a);
-                    }
-                }
-            }
             let now = now_ms();
-            // On error `tx` drops here and rolls back: the store is untouched.
-            let t = reducer::apply(&state, action, Ctx { now_ms: now })?;
-            for c in &t.changes {
-                write_change(&tx, c)?;
-            }
-            let mut events = Vec::with_capacity(t.events.len());
-            {
-                let mut ins = tx.prepare_cached(
-                    "INSERT INTO events (type, session_id, timestamp, replay, payload)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )?;
-                for d in t.events {
-                    ins.execute(params![
-                        d.kind.as_str(),
-                        d.session_id,
-                        now,
-                        d.kind.replayable() as i64,
-                        serde_json::to_string(&d.payload)?
-                    ])?;
-                    events.push(Event {
-                        kind: d.kind,
-                        timestamp: now,
-                        session_id: d.session_id,
-                        sequence: tx.last_insert_rowid(),
-                        payload: d.payload,
-                    });
-                }
+            let mut out = Vec::with_capacity(actions.len());
+            for action in actions {
+                // On error `tx` drops and rolls back: the store is untouched.
+                out.push(apply_in_tx(&tx, action, now)?);
             }
             tx.commit()?;
-            Committed {
-                changes: t.changes,
-                events,
-            }
+            out
         };
-        self.publish(&committed.events)?;
+        for c in &committed {
+            // Already durable: a failed publish must not turn into a failed write
+            // (subscribers catch up through the poller / the log).
+            if let Err(e) = self.publish(&c.events) {
+                tracing::warn!("publishing committed events failed: {e}");
+            }
+        }
         Ok(committed)
     }
 
@@ -384,14 +450,14 @@ impl Inner {
                 )?;
                 for e in gap {
                     *last = e.sequence;
-                    let _ = self.tx.send(Arc::new(e));
+                    let _ = self.tx.send(Arc::new(Published::new(e)));
                 }
             }
         }
         for e in events {
             if e.sequence > *last {
                 *last = e.sequence;
-                let _ = self.tx.send(Arc::new(e.clone()));
+                let _ = self.tx.send(Arc::new(Published::new(e.clone())));
             }
         }
         *last = (*last).max(last_ev.sequence);
@@ -407,7 +473,7 @@ impl Inner {
         }
         for e in query_events(&reader, *last, None, None, false)? {
             *last = e.sequence;
-            let _ = self.tx.send(Arc::new(e));
+            let _ = self.tx.send(Arc::new(Published::new(e)));
         }
         Ok(())
     }
@@ -440,9 +506,10 @@ impl Store {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
-        let writer = connect(&path)?;
+        let mut writer = connect(&path)?;
         {
-            let tx = writer.unchecked_transaction()?;
+            // IMMEDIATE: several processes may open a fresh file at once.
+            let tx = writer.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute_batch(SCHEMA)?;
             tx.commit()?;
         }
@@ -480,13 +547,18 @@ impl Store {
         self.inner.dispatch(action)
     }
 
+    /// Apply several actions in ONE transaction (all or nothing): bulk import.
+    pub fn dispatch_many_blocking(&self, actions: &[Action]) -> Result<Vec<Committed>> {
+        self.inner.dispatch_many(actions)
+    }
+
     /// Run one action through the reducer and commit it.
     pub async fn dispatch(&self, action: Action) -> Result<Committed> {
         self.blocking(move |i| i.dispatch(&action)).await
     }
 
     /// Live events committed after this call (by any process writing the file).
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Published>> {
         self.inner.tx.subscribe()
     }
 
@@ -516,6 +588,11 @@ impl Store {
     /// The highest sequence in the log (0 when empty).
     pub fn max_sequence_blocking(&self) -> Result<i64> {
         max_seq(&lock(&self.inner.reader))
+    }
+
+    /// The highest sequence in the log (0 when empty).
+    pub async fn max_sequence(&self) -> Result<i64> {
+        self.blocking(|i| max_seq(&lock(&i.reader))).await
     }
 
     pub fn session_blocking(&self, id: &str) -> Result<Option<Session>> {
@@ -565,17 +642,27 @@ impl Store {
 
     /// Pending annotations (of one session, or all), ordered by client `timestamp`.
     pub fn pending_blocking(&self, session: Option<&str>) -> Result<Vec<Annotation>> {
-        let conn = lock(&self.inner.reader);
-        let mut stmt = conn.prepare_cached(
-            "SELECT json FROM annotations WHERE status = 'pending'
-               AND (?1 IS NULL OR session_id = ?1) ORDER BY ts, ord",
-        )?;
-        let rows = stmt.query_map([session], |r| r.get::<_, String>(0))?;
-        let mut out = Vec::new();
-        for j in rows {
-            out.push(parse_json(&j?)?);
-        }
-        Ok(out)
+        query_pending_raw(&lock(&self.inner.reader), session)?
+            .iter()
+            .map(|j| parse_json(j))
+            .collect()
+    }
+
+    /// [`Store::pending`] as stored JSON texts (no re-parse: the stored form
+    /// is the wire form).
+    pub async fn pending_raw(&self, session: Option<String>) -> Result<Vec<String>> {
+        self.blocking(move |i| query_pending_raw(&lock(&i.reader), session.as_deref()))
+            .await
+    }
+
+    /// [`Store::list_annotations`] as stored JSON texts.
+    pub fn list_annotations_raw_blocking(&self, filter: &AnnotationFilter) -> Result<Vec<String>> {
+        query_annotations_raw(&lock(&self.inner.reader), filter)
+    }
+
+    pub async fn list_annotations_raw(&self, filter: AnnotationFilter) -> Result<Vec<String>> {
+        self.blocking(move |i| query_annotations_raw(&lock(&i.reader), &filter))
+            .await
     }
 
     pub async fn pending(&self, session: Option<String>) -> Result<Vec<Annotation>> {
@@ -737,6 +824,24 @@ mod tests {
             .unwrap();
         assert_eq!(c.events[0].sequence, 7);
         assert!(store.events_since_blocking(6, None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn dispatch_many_is_all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("s.db")).unwrap();
+        session(&store, "S");
+        let ok = |id: &str| Action::CreateAnnotation {
+            session_id: "S".into(),
+            annotation: ann(id, 1),
+        };
+        let r = store.dispatch_many_blocking(&[ok("A"), ok("B"), ok("A")]);
+        assert!(matches!(r, Err(Error::Conflict { .. })));
+        assert_eq!(store.count_annotations_blocking().unwrap(), 0);
+        assert_eq!(store.max_sequence_blocking().unwrap(), 1);
+        let c = store.dispatch_many_blocking(&[ok("A"), ok("B")]).unwrap();
+        let seqs: Vec<i64> = c.iter().map(|c| c.events[0].sequence).collect();
+        assert_eq!(seqs, [2, 3]);
     }
 
     #[tokio::test]

@@ -45,7 +45,7 @@ use crate::annotations::model::{
     ThreadMessage,
 };
 use crate::annotations::reducer::{to_channel, Action};
-use crate::annotations::store::{AnnotationFilter, Store};
+use crate::annotations::store::{AnnotationFilter, Published, Store};
 use crate::error::{Error, FieldError, Result};
 
 /// Largest accepted request body.
@@ -170,6 +170,8 @@ pub fn router(store: Store) -> Router {
             patch(edit_thread).delete(remove_thread),
         )
         .route("/events", get(global_events))
+        // Upstream has no 405: a known path with another method is 404 JSON.
+        .method_not_allowed_fallback(not_found)
         .with_state(state)
 }
 
@@ -201,6 +203,28 @@ impl IntoResponse for ApiError {
 fn json_answer(status: StatusCode, v: impl serde::Serialize) -> ApiResult {
     let v = serde_json::to_value(v).map_err(|e| Error::Internal(e.to_string()))?;
     Ok((status, Json(v)).into_response())
+}
+
+/// A 200 JSON answer spliced from stored JSON texts (no parse/re-serialize).
+fn raw_json(prefix: &str, items: &[String], suffix: &str) -> Response {
+    let len = items.iter().map(|i| i.len() + 1).sum::<usize>() + prefix.len() + suffix.len() + 2;
+    let mut body = String::with_capacity(len);
+    body.push_str(prefix);
+    body.push('[');
+    for (n, item) in items.iter().enumerate() {
+        if n > 0 {
+            body.push(',');
+        }
+        body.push_str(item);
+    }
+    body.push(']');
+    body.push_str(suffix);
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
 }
 
 /// Read a JSON body: ≤ 1 MiB (else 413), empty = `{}`, bad JSON = 400.
@@ -300,15 +324,19 @@ async fn get_session(State(st): State<AppState>, Path(id): Path<String>) -> ApiR
         .ok_or_else(|| session_missing(&id))?;
     let annotations = st
         .store
-        .list_annotations(AnnotationFilter {
+        .list_annotations_raw(AnnotationFilter {
             session_id: Some(id),
             ..Default::default()
         })
         .await?;
-    let mut v = serde_json::to_value(&s).map_err(|e| Error::Internal(e.to_string()))?;
-    v["annotations"] =
-        serde_json::to_value(annotations).map_err(|e| Error::Internal(e.to_string()))?;
-    json_answer(StatusCode::OK, v)
+    let session = serde_json::to_string(&s).map_err(|e| Error::Internal(e.to_string()))?;
+    let head = session.strip_suffix('}').unwrap_or("{");
+    let sep = if head.ends_with('{') { "" } else { "," };
+    Ok(raw_json(
+        &format!("{head}{sep}\"annotations\":"),
+        &annotations,
+        "}",
+    ))
 }
 
 async fn update_session(
@@ -347,19 +375,20 @@ async fn close_session(State(st): State<AppState>, Path(id): Path<String>) -> Ap
     json_answer(StatusCode::OK, c.session())
 }
 
-fn pending_answer(list: Vec<Annotation>) -> ApiResult {
-    json_answer(
-        StatusCode::OK,
-        json!({"count": list.len(), "annotations": list}),
-    )
+fn pending_answer(list: Vec<String>) -> ApiResult {
+    Ok(raw_json(
+        &format!("{{\"count\":{},\"annotations\":", list.len()),
+        &list,
+        "}",
+    ))
 }
 
 async fn session_pending(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    pending_answer(st.store.pending(Some(id)).await?)
+    pending_answer(st.store.pending_raw(Some(id)).await?)
 }
 
 async fn all_pending(State(st): State<AppState>) -> ApiResult {
-    pending_answer(st.store.pending(None).await?)
+    pending_answer(st.store.pending_raw(None).await?)
 }
 
 async fn request_action(
@@ -540,7 +569,7 @@ async fn list_annotations(
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult {
     let f = parse_filter(&q)?;
-    json_answer(StatusCode::OK, st.store.list_annotations(f).await?)
+    Ok(raw_json("", &st.store.list_annotations_raw(f).await?, ""))
 }
 
 async fn get_annotation(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult {
@@ -723,21 +752,23 @@ pub fn url_host(url: &str) -> Option<String> {
 async fn pump(
     store: Store,
     mut tx: Tx,
-    mut rx: tokio::sync::broadcast::Receiver<Arc<Event>>,
+    mut rx: tokio::sync::broadcast::Receiver<Arc<Published>>,
     replay_from: Option<i64>,
     filter: EventFilter,
 ) {
     let mut last_sent: i64 = 0;
     if let Some(n) = replay_from {
-        last_sent = n;
-        let Ok(events) = store.events_since(n, filter.session.clone()).await else {
+        // An id from the future (another store file) must not hide live events.
+        let Ok(max) = store.max_sequence().await else {
+            return;
+        };
+        last_sent = n.min(max);
+        let Ok(events) = store.events_since(last_sent, filter.session.clone()).await else {
             return;
         };
         for e in events {
-            if filter.matches(&store, &e).await {
-                if !send(&mut tx, event_frame(&e)).await {
-                    return;
-                }
+            if filter.matches(&store, &e).await && !send(&mut tx, event_frame(&e)).await {
+                return;
             }
             last_sent = last_sent.max(e.sequence);
         }
@@ -751,8 +782,8 @@ async fn pump(
                     if e.sequence <= last_sent {
                         continue;
                     }
-                    if filter.matches(&store, &e).await
-                        && !send(&mut tx, event_frame(&e)).await
+                    if filter.matches(&store, e.event()).await
+                        && !send(&mut tx, e.rendered(event_frame).to_owned()).await
                     {
                         return;
                     }

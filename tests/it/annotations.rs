@@ -485,6 +485,12 @@ async fn patch_lifecycle_thread_delete() {
         .call(Method::POST, &format!("{p}/reopen-nope"), None)
         .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
+    // no 405 anywhere: a known path with another method is a 404 JSON answer
+    let r = api.call(Method::PUT, &p, Some(json!({}))).await;
+    assert_eq!(
+        (r.status, r.code().as_str()),
+        (StatusCode::NOT_FOUND, "not_found")
+    );
     assert_eq!(api.seq(), before);
 
     // reopen (PATCH status reopen and POST /reopen)
@@ -1037,6 +1043,13 @@ async fn sse_reconnect_with_last_event_id_gets_every_missed_event_once() {
     let (id, _, data) = g.event().await;
     assert_eq!((id, data["sessionId"].as_str()), (seq, Some("T")));
 
+    // a Last-Event-ID from the future (another store) does not hide live events
+    let mut fut = Sse::connect(addr, "/sessions/T/events", &[("Last-Event-ID", "999999")]).await;
+    assert_eq!(fut.frame().await.comment.as_deref(), Some("connected"));
+    let s2 = create(&store, "T", "after a future id");
+    assert_eq!(fut.event().await.0, s2);
+    let seq = s2;
+
     let mut g2 = Sse::connect(
         addr,
         "/events",
@@ -1058,6 +1071,53 @@ async fn sse_reconnect_with_last_event_id_gets_every_missed_event_once() {
     create(&store, "S", "not for example.com");
     let r = tokio::time::timeout(Duration::from_millis(400), g3.event()).await;
     assert!(r.is_err(), "no event for another domain");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sse_over_http11_keeps_streaming() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("h11.db")).unwrap();
+    new_session(&store, "S", "http://localhost:3000/a");
+    let addr = serve(store.clone()).await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /sessions/S/events?agent=true HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
+        .await
+        .unwrap();
+    let mut seen = String::new();
+    let mut created = false;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !seen.contains("event: annotation.created\nid: ") {
+        let mut chunk = [0u8; 4096];
+        let n = tokio::time::timeout_at(deadline, stream.read(&mut chunk))
+            .await
+            .expect("SSE over HTTP/1.1 delivered the event")
+            .unwrap();
+        assert!(n > 0, "stream closed");
+        seen.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        if !created && seen.contains(": connected") {
+            create(&store, "S", "over http/1.1");
+            created = true;
+        }
+    }
+    assert!(seen.starts_with("HTTP/1.1 200"));
+    assert!(seen
+        .to_ascii_lowercase()
+        .contains("cache-control: no-cache"));
+    // the agent listener is counted by /status while the stream is open
+    let mut status = TcpStream::connect(addr).await.unwrap();
+    status
+        .write_all(b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    status.read_to_string(&mut answer).await.unwrap();
+    let body = answer.split("\r\n\r\n").nth(1).unwrap();
+    let v: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(
+        (v["activeListeners"].as_u64(), v["agentListeners"].as_u64()),
+        (Some(1), Some(1))
+    );
 }
 
 // ------------------------------------------------------- multi-process
@@ -1231,4 +1291,168 @@ fn markdown_export_goldens() {
             "golden {path:?} differs; run with PINPOINT_REGEN_GOLDEN=1 to update"
         );
     }
+}
+
+#[tokio::test]
+async fn guarded_router_cors_preflight_and_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("g.db")).unwrap();
+    let cfg = SecurityConfig {
+        allowed_origins: vec![],
+        token: Some("tok".into()),
+        bound_host: "127.0.0.1:4747".into(),
+    };
+    let api = Api {
+        app: router(store.clone())
+            .layer(axum::middleware::from_fn_with_state(Arc::new(cfg), guard)),
+        store,
+        _dir: dir,
+    };
+    // the toolbar's preflight for a JSON POST: 204 with CORS headers, no token needed
+    let r = api
+        .raw(
+            Method::OPTIONS,
+            "/sessions/x/annotations",
+            Body::empty(),
+            &[
+                ("origin", "http://localhost:3000"),
+                ("access-control-request-method", "POST"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        r.headers["access-control-allow-origin"],
+        "http://localhost:3000"
+    );
+    // a JSON answer to an allowed origin carries ACAO + Vary
+    let r = api
+        .raw(
+            Method::POST,
+            "/sessions?token=tok",
+            Body::from(r#"{"url":"http://localhost:3000/"}"#),
+            &[
+                ("origin", "http://localhost:3000"),
+                ("host", "localhost:4747"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    assert_eq!(
+        r.headers["access-control-allow-origin"],
+        "http://localhost:3000"
+    );
+    assert_eq!(r.headers["vary"], "Origin");
+    let before = api.seq();
+    // foreign origin, rebinding host, missing token: refused before any route runs
+    for (headers, status) in [
+        (
+            vec![("origin", "https://evil.example"), ("x-bap-token", "tok")],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            vec![("host", "evil.example:4747"), ("x-bap-token", "tok")],
+            StatusCode::FORBIDDEN,
+        ),
+        (vec![("x-bap-token", "nope")], StatusCode::UNAUTHORIZED),
+        (vec![], StatusCode::UNAUTHORIZED),
+    ] {
+        let r = api
+            .raw(
+                Method::POST,
+                "/sessions",
+                Body::from(r#"{"url":"http://a/"}"#),
+                &headers,
+            )
+            .await;
+        assert_eq!(r.status, status, "{headers:?}");
+        assert!(r.json()["error"]["code"].is_string());
+    }
+    assert_eq!(api.seq(), before);
+}
+
+#[test]
+fn cli_add_list_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("nested/cli.db");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin())
+            .arg("annotations")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let db_s = db.to_str().unwrap();
+    let (ok, out, err) = run(&[
+        "add",
+        "--store",
+        db_s,
+        "--session",
+        "S",
+        "--comment",
+        "Button is cut off",
+        "--element",
+        "button",
+        "--element-path",
+        "main > button.cta",
+        "--url",
+        "http://localhost:3000/p",
+        "--severity",
+        "blocking",
+    ]);
+    assert!(ok, "{err}");
+    let a: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        (a["sessionId"].as_str(), a["status"].as_str()),
+        (Some("S"), Some("pending"))
+    );
+    let (ok, out, _) = run(&["list", "--store", db_s, "--status", "pending", "--json"]);
+    assert!(ok);
+    let list: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(list[0]["id"], a["id"]);
+    let (ok, out, _) = run(&["list", "--store", db_s, "--status", "resolved"]);
+    assert!(ok && out.is_empty());
+    let (ok, out, _) = run(&[
+        "export",
+        "--store",
+        db_s,
+        "--session",
+        "S",
+        "--level",
+        "compact",
+    ]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "# Feedback: http://localhost:3000/p\n\n1. **button.cta**: Button is cut off (blocking, pending)\n"
+    );
+    let (ok, _, err) = run(&[
+        "export",
+        "--store",
+        db_s,
+        "--session",
+        "nope",
+        "--level",
+        "compact",
+    ]);
+    assert!(!ok && err.contains("not found"));
+    let (ok, _, err) = run(&[
+        "add",
+        "--store",
+        db_s,
+        "--session",
+        "S",
+        "--element",
+        "b",
+        "--element-path",
+        "p",
+        "--severity",
+        "huge",
+    ]);
+    assert!(!ok && err.contains("/severity"), "{err}");
 }
