@@ -19,6 +19,7 @@ use tokio::sync::Mutex;
 
 pub mod bench;
 pub mod fixtures;
+pub mod pin;
 pub mod shot;
 
 /// One open page with its ref registry.
@@ -56,6 +57,8 @@ pub struct Session {
     active: Mutex<Option<String>>,
     next_page: std::sync::atomic::AtomicU64,
     pub default_viewport: Viewport,
+    /// Annotation store: when set, every observe re-anchors the URL's open annotations.
+    store: std::sync::Mutex<Option<crate::annotations::store::Store>>,
 }
 
 impl Session {
@@ -67,7 +70,19 @@ impl Session {
             active: Mutex::new(None),
             next_page: std::sync::atomic::AtomicU64::new(1),
             default_viewport: viewport,
+            store: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Attach an annotation store (pins are re-anchored on every observe).
+    pub fn set_store(&self, store: Option<crate::annotations::store::Store>) {
+        if let Ok(mut g) = self.store.lock() {
+            *g = store;
+        }
+    }
+
+    pub fn store(&self) -> Option<crate::annotations::store::Store> {
+        self.store.lock().ok().and_then(|g| g.clone())
     }
 
     /// The running browser, launching (or relaunching after a crash) as needed.
@@ -197,7 +212,11 @@ impl Session {
         let discover_ms = t0.elapsed().as_secs_f64() * 1000.0;
         let t1 = Instant::now();
         let mut st = page.refs.lock().await;
-        let observation = assign_refs(&mut st, raw, opts, discover_ms, t1);
+        let mut observation = assign_refs(&mut st, raw, opts, discover_ms, t1);
+        drop(st);
+        if let Some(store) = self.store() {
+            observation.annotations = pin::anchor(&store, &observation).await?;
+        }
         Ok(observation)
     }
 }
@@ -257,6 +276,7 @@ pub fn assign_refs(
         total,
         frames: raw.frames,
         changes: had_previous.then_some(changes),
+        annotations: Vec::new(),
         timings: Timings {
             discover_ms,
             refs_ms: t1.elapsed().as_secs_f64() * 1000.0,
@@ -291,6 +311,6 @@ pub async fn resolve_target(target: &str) -> Result<(String, Option<fixtures::St
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let server = fixtures::StaticServer::start(&dir).await?;
+    let server = fixtures::StaticServer::start_stable(&dir).await?;
     Ok((format!("{}/{}", server.base_url(), name), Some(server)))
 }

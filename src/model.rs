@@ -267,6 +267,9 @@ pub struct Observation {
     pub frames: Vec<FrameInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<Changes>,
+    /// Open review annotations of this URL, re-anchored (only with a store).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<PinnedAnnotation>,
     /// Milliseconds spent in discovery (in-page pass + transfer) and in ref matching.
     pub timings: Timings,
 }
@@ -280,4 +283,24 @@ pub struct Timings {
     pub screenshot_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub render_ms: Option<f64>,
+}
+
+/// An open review annotation re-anchored on an observation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PinnedAnnotation {
+    pub id: String,
+    /// `anchored` or `orphaned`.
+    pub state: String,
+    /// `ref`, `selector` or `text` when anchored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub ref_: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Rect>,
+    pub comment: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<String>,
+    pub status: String,
 }

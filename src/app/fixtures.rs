@@ -16,8 +16,24 @@ pub struct StaticServer {
 impl StaticServer {
     /// Serve `dir` on an ephemeral loopback port.
     pub async fn start(dir: &Path) -> Result<StaticServer> {
-        let root = dir.to_path_buf();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        Self::serve_on(dir, listener)
+    }
+
+    /// Serve `dir` on a port derived from its path when that port is free, so
+    /// the same local page keeps the same URL across runs (annotations are
+    /// stored per URL); an ephemeral port otherwise.
+    pub async fn start_stable(dir: &Path) -> Result<StaticServer> {
+        let h = blake3::hash(dir.to_string_lossy().as_bytes());
+        let port = 41_000 + (u16::from_le_bytes([h.as_bytes()[0], h.as_bytes()[1]]) % 16_000);
+        match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+            Ok(l) => Self::serve_on(dir, l),
+            Err(_) => Self::start(dir).await,
+        }
+    }
+
+    fn serve_on(dir: &Path, listener: tokio::net::TcpListener) -> Result<StaticServer> {
+        let root = dir.to_path_buf();
         let addr = listener.local_addr()?;
         let app = axum::Router::new().fallback(move |uri: Uri| {
             let root = root.clone();

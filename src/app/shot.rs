@@ -37,6 +37,8 @@ pub struct ShotOptions {
     pub redact: bool,
     /// Extra marks drawn on top (annotation pins).
     pub pins: Vec<Mark>,
+    /// Draw the page's open review annotations (needs a store on the session) as pins.
+    pub draw_annotations: bool,
     pub observe: ObserveOptions,
 }
 
@@ -50,6 +52,7 @@ impl Default for ShotOptions {
             max_size: Some(render::DEFAULT_MAX_SIZE),
             redact: true,
             pins: Vec::new(),
+            draw_annotations: true,
             observe: ObserveOptions::default(),
         }
     }
@@ -160,6 +163,9 @@ impl Session {
             }
         }
         marks.extend(opts.pins.iter().cloned());
+        if opts.draw_annotations {
+            marks.extend(super::pin::pins(&obs.annotations));
+        }
         let redact: Vec<Rect> = if opts.redact {
             obs.elements
                 .iter()

@@ -2,6 +2,7 @@
 //!
 //! Architecture invariant: CLI types never leave this module; commands turn
 //! arguments into library calls on `app` and print the results.
+mod annotate;
 pub mod annotations;
 mod bench;
 mod observe;
@@ -25,6 +26,8 @@ pub enum Command {
     Shot(shot::ShotArgs),
     /// Measure ref stability or observe latency on the bundled fixtures.
     Bench(bench::BenchArgs),
+    /// Pin review feedback to an element of a page (by ref).
+    Annotate(annotate::AnnotateArgs),
     /// Work with the annotation store.
     Annotations(annotations::AnnotationsArgs),
 }
@@ -54,6 +57,7 @@ pub fn main() -> ExitCode {
             Command::Observe(args) => observe::run(args).await,
             Command::Bench(args) => bench::run(args).await,
             Command::Shot(args) => shot::run(args).await,
+            Command::Annotate(args) => annotate::run(args).await,
         }
     });
     match result {

@@ -40,6 +40,9 @@ pub struct ShotArgs {
     /// BAP annotateScreenshot style object as JSON (colours, sizes, maxLabels…).
     #[arg(long)]
     pub style: Option<String>,
+    /// Draw the open review annotations of this URL from this store as pins.
+    #[arg(long)]
+    pub store: Option<PathBuf>,
     /// Print the elements and the annotationMap as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -134,7 +137,13 @@ pub async fn run(args: ShotArgs) -> Result<ExitCode> {
         area,
         ..Default::default()
     };
+    let store = args
+        .store
+        .as_ref()
+        .map(crate::annotations::store::Store::open)
+        .transpose()?;
     let (session, page, _server) = args.page.open().await?;
+    session.set_store(store);
     let shot = session.shot(&page, &opts).await;
     session.close_browser().await;
     let shot = shot?;

@@ -5,6 +5,7 @@ mod browser;
 mod cli;
 mod harness;
 mod observe;
+mod pin;
 mod render;
 mod rpc_types;
 mod tidy;
