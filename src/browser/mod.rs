@@ -7,6 +7,7 @@
 //! instead of hanging (every CDP call also has a timeout), and the owner can
 //! launch a fresh browser.
 
+pub mod keys;
 mod page;
 
 pub use page::{
