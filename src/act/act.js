@@ -222,6 +222,32 @@
     const t = topRect(el);
     return t.x >= 0 && t.y >= 0 && t.x + t.width <= window.innerWidth && t.y + t.height <= window.innerHeight;
   }
+  // Whether a running animation or transition targets the element or one of
+  // its composed ancestors (iframe elements of parent documents included).
+  // Only then can its box move without a script running: the rect is then
+  // compared across two animation frames.
+  function animating(el) {
+    const chain = new Set();
+    const docs = new Set();
+    for (let n = el, guard = 0; n && guard < 2000; guard++) {
+      chain.add(n);
+      docs.add(n.ownerDocument);
+      let p = parentOf(n);
+      if (!p) {
+        const w = n.ownerDocument && n.ownerDocument.defaultView;
+        p = w && w !== window ? w.frameElement : null;
+      }
+      n = p;
+    }
+    for (const d of docs) {
+      for (const an of d.getAnimations()) {
+        if (an.playState !== "running") continue;
+        const t = an.effect && an.effect.target;
+        if (t && chain.has(t)) return true;
+      }
+    }
+    return false;
+  }
   // One actionability attempt. a = {key, doc, force, visible, enabled, editable, stable, hit, pos}
   async function check(a) {
     const el = node(a.key, a.doc);
@@ -236,7 +262,7 @@
     if (!a.force && a.enabled && isDisabled(el)) return Object.assign(info, { status: "disabled" });
     if (a.scroll !== false && !fullyInView(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
     let rect = topRect(el);
-    if (!a.force && a.stable) {
+    if (!a.force && a.stable && animating(el)) {
       await frame();
       await frame();
       if (!el.isConnected) return { status: "detached" };

@@ -41,8 +41,25 @@ fn words(s: &str) -> Result<Vec<String>> {
             }
             (Some(_), c) => cur.push(c),
             (None, '"') | (None, '\'') => {
-                quote = Some(c);
-                has = true;
+                // A quote inside a word (`text="Save"`) is kept for the
+                // target parser (it means an exact match).
+                if has {
+                    cur.push(c);
+                    let mut closed = false;
+                    for n in chars.by_ref() {
+                        cur.push(n);
+                        if n == c {
+                            closed = true;
+                            break;
+                        }
+                    }
+                    if !closed {
+                        return Err(bad(format!("unclosed quote in {s:?}")));
+                    }
+                } else {
+                    quote = Some(c);
+                    has = true;
+                }
             }
             (None, c) if c.is_whitespace() => {
                 if has {
@@ -370,7 +387,17 @@ mod tests {
             }
         );
         let s = parse_step("click 'text=Click me'").unwrap();
-        assert!(matches!(s.target.unwrap().target, Target::Text { .. }));
+        assert!(matches!(s.target.unwrap().target, Target::Text { exact: false, .. }));
+        let s = parse_step("click text=\"Click me\"").unwrap();
+        assert_eq!(
+            s.target.unwrap().target,
+            Target::Text {
+                text: "Click me".into(),
+                exact: true
+            }
+        );
+        let s = parse_step("click role=button[name=\"Save it\"]").unwrap();
+        assert!(matches!(s.target.unwrap().target, Target::Role { exact: true, .. }));
         let s = parse_step("press Enter").unwrap();
         assert!(s.target.is_none());
         let s = parse_step("press @k Control+A Delete").unwrap();

@@ -2,6 +2,7 @@
 //!
 //! Architecture invariant: CLI types never leave this module; commands turn
 //! arguments into library calls on `app` and print the results.
+mod act;
 pub mod annotations;
 mod bench;
 mod observe;
@@ -20,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Find the interactive elements of a page and give each a stable ref.
     Observe(observe::ObserveArgs),
+    /// Run actions (click, fill, press …) on a page by ref or selector.
+    Act(act::ActArgs),
     /// Measure ref stability or observe latency on the bundled fixtures.
     Bench(bench::BenchArgs),
     /// Work with the annotation store.
@@ -49,6 +52,7 @@ pub fn main() -> ExitCode {
         match cli.command {
             Command::Annotations(args) => annotations::run(args).await,
             Command::Observe(args) => observe::run(args).await,
+            Command::Act(args) => act::run(args).await,
             Command::Bench(args) => bench::run(args).await,
         }
     });
