@@ -157,18 +157,33 @@ pub struct ClickOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     Click(ClickOptions),
-    Hover { position: Option<(f64, f64)> },
-    Fill { text: String },
+    Hover {
+        position: Option<(f64, f64)>,
+    },
+    Fill {
+        text: String,
+    },
     Clear,
-    Type { text: String, delay_ms: u64 },
+    Type {
+        text: String,
+        delay_ms: u64,
+    },
     /// Key names or combinations (`Enter`, `Control+A`), pressed in order.
-    Press { keys: Vec<String> },
-    Select { options: Vec<SelectOption> },
+    Press {
+        keys: Vec<String>,
+    },
+    Select {
+        options: Vec<SelectOption>,
+    },
     Check,
     Uncheck,
     Scroll(Scroll),
-    Upload { files: Vec<std::path::PathBuf> },
-    Drag { to: DragTo },
+    Upload {
+        files: Vec<std::path::PathBuf>,
+    },
+    Drag {
+        to: DragTo,
+    },
 }
 
 impl Action {
@@ -628,7 +643,10 @@ pub async fn perform(
         }
         Action::Select { options } => {
             if options.is_empty() {
-                return Err(Error::invalid_field("values", "select needs at least one option"));
+                return Err(Error::invalid_field(
+                    "values",
+                    "select needs at least one option",
+                ));
             }
             let checks = Checks {
                 visible: true,
@@ -689,10 +707,16 @@ pub async fn perform(
                     ),
                 });
             }
-            if !want && v.get("type").and_then(Value::as_str) == Some("radio") && before == json!(true) {
+            if !want
+                && v.get("type").and_then(Value::as_str) == Some("radio")
+                && before == json!(true)
+            {
                 return Err(Error::ActionFailed {
                     action: name.into(),
-                    reason: format!("{} is a checked radio button; check another radio of its group instead", el.label),
+                    reason: format!(
+                        "{} is a checked radio button; check another radio of its group instead",
+                        el.label
+                    ),
                 });
             }
             let mut point = None;
@@ -717,9 +741,8 @@ pub async fn perform(
         Action::Upload { files } => {
             let mut paths = Vec::new();
             for f in files {
-                let abs = std::fs::canonicalize(f).map_err(|e| {
-                    Error::invalid_field("files", format!("{}: {e}", f.display()))
-                })?;
+                let abs = std::fs::canonicalize(f)
+                    .map_err(|e| Error::invalid_field("files", format!("{}: {e}", f.display())))?;
                 if !abs.is_file() {
                     return Err(Error::invalid_field(
                         "files",
@@ -729,7 +752,10 @@ pub async fn perform(
                 paths.push(abs.to_string_lossy().to_string());
             }
             if paths.is_empty() {
-                return Err(Error::invalid_field("files", "upload needs at least one file"));
+                return Err(Error::invalid_field(
+                    "files",
+                    "upload needs at least one file",
+                ));
             }
             let v = status_of(page, el, "fileInput", json!({})).await?;
             if v.get("status").and_then(Value::as_str) != Some("ok") {
@@ -746,7 +772,13 @@ pub async fn perform(
             }
             page.set_input_files(&node_expr(el), paths).await?;
             let v = status_of(page, el, "files", json!({})).await?;
-            Ok(result(action, el, None, json!({"files": v.get("files")}), t0))
+            Ok(result(
+                action,
+                el,
+                None,
+                json!({"files": v.get("files")}),
+                t0,
+            ))
         }
         Action::Drag { to: dest } => {
             let from = actionable(page, el, POINTER, None, opts, name).await?;
@@ -810,7 +842,8 @@ async fn drag(page: &Page, from: (f64, f64), to: (f64, f64)) -> Result<()> {
         page.mouse_drag_move(x, y).await?;
     }
     page.mouse_drag_move(to.0, to.1).await?;
-    page.mouse("up", to.0, to.1, MouseButton::Left, 1, 0).await?;
+    page.mouse("up", to.0, to.1, MouseButton::Left, 1, 0)
+        .await?;
     Ok(())
 }
 
@@ -926,6 +959,9 @@ mod tests {
             pick("css=b", vec![m(1)], Some(3)).unwrap_err().code(),
             "element_not_found"
         );
-        assert_eq!(pick("css=b", vec![], None).unwrap_err().code(), "element_not_found");
+        assert_eq!(
+            pick("css=b", vec![], None).unwrap_err().code(),
+            "element_not_found"
+        );
     }
 }

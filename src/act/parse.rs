@@ -5,9 +5,7 @@
 //! `x,y`; anything else is a CSS selector. Quoted strings (`"…"` or `'…'`,
 //! backslash escapes) hold spaces. Pure: no I/O.
 
-use super::{
-    Action, ClickOptions, Direction, DragTo, Scroll, SelectOption, Target, TargetSpec,
-};
+use super::{Action, ClickOptions, Direction, DragTo, Scroll, SelectOption, Target, TargetSpec};
 use crate::browser::{keys, MouseButton};
 use crate::error::{Error, Result};
 
@@ -138,9 +136,10 @@ pub fn parse_target(s: &str) -> Result<TargetSpec> {
         Target::TestId(unquote(v))
     } else if let Some(v) = s.strip_prefix("role=") {
         parse_role(v)?
-    } else if let Some((x, y)) = s.split_once(',').and_then(|(x, y)| {
-        Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?))
-    }) {
+    } else if let Some((x, y)) = s
+        .split_once(',')
+        .and_then(|(x, y)| Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?)))
+    {
         Target::Point { x, y }
     } else {
         Target::Css(s.to_string())
@@ -188,7 +187,25 @@ fn need<'a>(w: &'a [String], i: usize, what: &str, step: &str) -> Result<&'a str
 
 /// Parse one `--step`.
 pub fn parse_step(step: &str) -> Result<Step> {
-    let w = words(step)?;
+    // `css=li >> nth=2` is one target: glue `>>` to its neighbours.
+    let mut w: Vec<String> = Vec::new();
+    let mut glue = false;
+    for word in words(step)? {
+        if word == ">>" && !w.is_empty() {
+            if let Some(last) = w.last_mut() {
+                last.push_str(" >>");
+            }
+            glue = true;
+        } else if glue {
+            if let Some(last) = w.last_mut() {
+                last.push(' ');
+                last.push_str(&word);
+            }
+            glue = false;
+        } else {
+            w.push(word);
+        }
+    }
     let Some(verb) = w.first() else {
         return Err(bad("empty step"));
     };
@@ -202,7 +219,10 @@ pub fn parse_step(step: &str) -> Result<Step> {
     let (target, action) = match verb.as_str() {
         "click" => (Some(target(1)?), Action::Click(click(MouseButton::Left, 1))),
         "dblclick" => (Some(target(1)?), Action::Click(click(MouseButton::Left, 2))),
-        "rightclick" => (Some(target(1)?), Action::Click(click(MouseButton::Right, 1))),
+        "rightclick" => (
+            Some(target(1)?),
+            Action::Click(click(MouseButton::Right, 1)),
+        ),
         "hover" => (Some(target(1)?), Action::Hover { position: None }),
         "fill" => (
             Some(target(1)?),
@@ -245,8 +265,7 @@ pub fn parse_step(step: &str) -> Result<Step> {
                 .map(|v| {
                     if let Some(l) = v.strip_prefix("label=") {
                         SelectOption::Label(l.to_string())
-                    } else if let Some(i) = v.strip_prefix("index=").and_then(|i| i.parse().ok())
-                    {
+                    } else if let Some(i) = v.strip_prefix("index=").and_then(|i| i.parse().ok()) {
                         SelectOption::Index(i)
                     } else {
                         SelectOption::Value(v.strip_prefix("value=").unwrap_or(v).to_string())
@@ -343,7 +362,10 @@ mod tests {
 
     #[test]
     fn targets() {
-        assert_eq!(parse_target("@save").unwrap().target, Target::Ref("@save".into()));
+        assert_eq!(
+            parse_target("@save").unwrap().target,
+            Target::Ref("@save".into())
+        );
         assert_eq!(
             parse_target("css=#a > b").unwrap().target,
             Target::Css("#a > b".into())
@@ -387,7 +409,10 @@ mod tests {
             }
         );
         let s = parse_step("click 'text=Click me'").unwrap();
-        assert!(matches!(s.target.unwrap().target, Target::Text { exact: false, .. }));
+        assert!(matches!(
+            s.target.unwrap().target,
+            Target::Text { exact: false, .. }
+        ));
         let s = parse_step("click text=\"Click me\"").unwrap();
         assert_eq!(
             s.target.unwrap().target,
@@ -397,7 +422,10 @@ mod tests {
             }
         );
         let s = parse_step("click role=button[name=\"Save it\"]").unwrap();
-        assert!(matches!(s.target.unwrap().target, Target::Role { exact: true, .. }));
+        assert!(matches!(
+            s.target.unwrap().target,
+            Target::Role { exact: true, .. }
+        ));
         let s = parse_step("press Enter").unwrap();
         assert!(s.target.is_none());
         let s = parse_step("press @k Control+A Delete").unwrap();
@@ -418,10 +446,15 @@ mod tests {
                 ]
             }
         );
+        let s = parse_step("click css=li >> nth=2").unwrap();
+        assert_eq!(s.target.unwrap().index, Some(2));
         let s = parse_step("scroll down 500").unwrap();
         assert!(s.target.is_none());
         let s = parse_step("scroll @box 0,200").unwrap();
-        assert_eq!(s.action, Action::Scroll(Scroll::Delta { dx: 0.0, dy: 200.0 }));
+        assert_eq!(
+            s.action,
+            Action::Scroll(Scroll::Delta { dx: 0.0, dy: 200.0 })
+        );
         let s = parse_step("scroll to @bottom").unwrap();
         assert!(matches!(s.action, Action::Scroll(Scroll::To(_))));
         let s = parse_step("drag @a 100,200").unwrap();

@@ -8,7 +8,9 @@
 //! Otherwise `ElementNotFound { stale: true }`.
 
 use super::{ObserveOptions, PageState, Session};
-use crate::act::{self, ActOptions, ActResult, Action, DragTo, Resolved, Scroll, Target, TargetSpec};
+use crate::act::{
+    self, ActOptions, ActResult, Action, DragTo, Resolved, Scroll, Target, TargetSpec,
+};
 use crate::error::{Error, Result};
 use crate::refs::Lookup;
 use std::time::Instant;
@@ -245,7 +247,12 @@ impl Session {
     }
 
     /// `press` without a target (the focused element) and page `scroll`.
-    async fn act_on_page(&self, page: &PageState, action: &Action, t0: Instant) -> Result<ActResult> {
+    async fn act_on_page(
+        &self,
+        page: &PageState,
+        action: &Action,
+        t0: Instant,
+    ) -> Result<ActResult> {
         let page_el = Resolved {
             key: 0,
             doc: String::new(),

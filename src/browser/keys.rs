@@ -119,12 +119,7 @@ pub fn for_char(c: char) -> Option<(KeyEvent, bool)> {
     if c.is_ascii_lowercase() {
         let up = c.to_ascii_uppercase();
         return Some((
-            ev(
-                c.to_string(),
-                format!("Key{up}"),
-                up as i64,
-                c.to_string(),
-            ),
+            ev(c.to_string(), format!("Key{up}"), up as i64, c.to_string()),
             false,
         ));
     }
@@ -142,7 +137,12 @@ pub fn for_char(c: char) -> Option<(KeyEvent, bool)> {
     }
     if let Some(i) = SHIFTED_DIGITS.find(c) {
         return Some((
-            ev(c.to_string(), format!("Digit{i}"), 48 + i as i64, c.to_string()),
+            ev(
+                c.to_string(),
+                format!("Digit{i}"),
+                48 + i as i64,
+                c.to_string(),
+            ),
             true,
         ));
     }
@@ -173,7 +173,11 @@ pub fn key(name: &str) -> Result<KeyEvent> {
                 _ => 0,
             };
             return Ok(KeyEvent {
-                key: if *n == "Space" { " ".into() } else { (*n).into() },
+                key: if *n == "Space" {
+                    " ".into()
+                } else {
+                    (*n).into()
+                },
                 code: (*code).into(),
                 key_code: *kc,
                 text: (*text).into(),
@@ -289,13 +293,22 @@ mod tests {
     #[test]
     fn named_and_chars() {
         let e = key("Enter").unwrap();
-        assert_eq!((e.key.as_str(), e.key_code, e.text.as_str()), ("Enter", 13, "\r"));
+        assert_eq!(
+            (e.key.as_str(), e.key_code, e.text.as_str()),
+            ("Enter", 13, "\r")
+        );
         let e = key("arrowdown").unwrap();
-        assert_eq!((e.key.as_str(), e.code.as_str()), ("ArrowDown", "ArrowDown"));
+        assert_eq!(
+            (e.key.as_str(), e.code.as_str()),
+            ("ArrowDown", "ArrowDown")
+        );
         let e = key("F5").unwrap();
         assert_eq!((e.key.as_str(), e.key_code), ("F5", 116));
         let e = key("a").unwrap();
-        assert_eq!((e.code.as_str(), e.key_code, e.text.as_str()), ("KeyA", 65, "a"));
+        assert_eq!(
+            (e.code.as_str(), e.key_code, e.text.as_str()),
+            ("KeyA", 65, "a")
+        );
         let e = key("?").unwrap();
         assert_eq!((e.code.as_str(), e.key_code), ("Slash", 191));
         assert_eq!(key("é").unwrap().text, "é");
