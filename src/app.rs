@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
-mod actions;
+pub mod actions;
 pub mod bench;
 pub mod fixtures;
 

@@ -368,3 +368,75 @@ fn resolved_from(e: &crate::refs::Entry, key: u64, doc: &str) -> Resolved {
         desc: format!("{} {:?}", e.selector, e.name),
     }
 }
+
+/// Click-by-ref latency on one page (`pinpoint bench click`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ClickLatency {
+    pub url: String,
+    pub runs: usize,
+    pub median_ms: f64,
+    pub p90_ms: f64,
+    pub min_ms: f64,
+    /// Clicks the page counted (must equal warm-up + runs).
+    pub page_clicks: u64,
+}
+
+/// Median latency of `Session::act(click @ref)` (resolve + checks + input
+/// events, no waiting on the page afterwards) over `runs` clicks, after 3
+/// warm-up clicks. `target` must name a button whose clicks the page counts
+/// in `counter_js` (an expression).
+pub async fn click_latency(
+    session: &Session,
+    url: &str,
+    target: &str,
+    counter_js: &str,
+    runs: usize,
+) -> Result<ClickLatency> {
+    let page = session.new_page(None).await?;
+    session
+        .navigate(
+            &page,
+            url,
+            crate::browser::LoadState::Load,
+            std::time::Duration::from_secs(20),
+        )
+        .await?;
+    session.observe(&page, &ObserveOptions::default()).await?;
+    let spec = act::parse_target(target)?;
+    let click = Action::Click(act::ClickOptions {
+        click_count: 1,
+        ..Default::default()
+    });
+    let opts = ActOptions::default();
+    for _ in 0..3 {
+        session.act(&page, Some(&spec), &click, &opts).await?;
+    }
+    let mut ms = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        session.act(&page, Some(&spec), &click, &opts).await?;
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let page_clicks = page
+        .page
+        .eval(counter_js)
+        .await?
+        .as_str()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    let _ = session.close_page(&page.id).await;
+    ms.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let at = |q: f64| {
+        ms.get(((ms.len().saturating_sub(1)) as f64 * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    Ok(ClickLatency {
+        url: url.to_string(),
+        runs,
+        median_ms: at(0.5),
+        p90_ms: at(0.9),
+        min_ms: ms.first().copied().unwrap_or(0.0),
+        page_clicks,
+    })
+}

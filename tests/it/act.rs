@@ -844,3 +844,56 @@ fn probe_raf_external() {
         }
     });
 }
+
+#[test]
+#[ignore]
+fn probe_click_breakdown() {
+    run(async {
+        let p = actions_page().await;
+        let s = session().await;
+        let spec = pinpoint::act::parse_target("@click-btn").unwrap();
+        let el = s.resolve(&p, &spec).await.unwrap();
+        let med = |mut v: Vec<f64>| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            v[v.len() / 2]
+        };
+        let (mut resolve, mut check, mut input, mut full, mut eval) =
+            (vec![], vec![], vec![], vec![], vec![]);
+        let arg = json!({"key": el.key, "doc": el.doc, "visible": true, "enabled": true, "stable": true, "hit": true});
+        for _ in 0..40 {
+            let t = Instant::now();
+            s.resolve(&p, &spec).await.unwrap();
+            resolve.push(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            p.page.eval("1").await.unwrap();
+            eval.push(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            let v = pinpoint::act::call(&p.page, "check", &arg).await.unwrap();
+            check.push(t.elapsed().as_secs_f64() * 1e3);
+            let (x, y) = (v["x"].as_f64().unwrap(), v["y"].as_f64().unwrap());
+            let t = Instant::now();
+            futures::future::try_join_all(vec![
+                p.page
+                    .mouse("move", x, y, pinpoint::browser::MouseButton::Left, 0, 0),
+                p.page
+                    .mouse("down", x, y, pinpoint::browser::MouseButton::Left, 1, 0),
+                p.page
+                    .mouse("up", x, y, pinpoint::browser::MouseButton::Left, 1, 0),
+            ])
+            .await
+            .unwrap();
+            input.push(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            step(&p, "click @click-btn").await.unwrap();
+            full.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        println!(
+            "median ms: resolve {:.2} eval(1) {:.2} check {:.2} input {:.2} full {:.2}",
+            med(resolve),
+            med(eval),
+            med(check),
+            med(input),
+            med(full)
+        );
+    });
+}
