@@ -211,7 +211,12 @@
     }
     return { doc: state().doc, matches: res };
   }
-  const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
+  // The next animation frame, or 100 ms when the page renders no frames
+  // (a background tab): never hang.
+  const frame = () => new Promise((res) => {
+    const t = setTimeout(res, 100);
+    requestAnimationFrame(() => { clearTimeout(t); res(); });
+  });
   function same(a, b) {
     return Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.width - b.width) < 0.5 && Math.abs(a.height - b.height) < 0.5;
   }
@@ -239,14 +244,19 @@
       }
       n = p;
     }
+    let found = false;
     for (const d of docs) {
       for (const an of d.getAnimations()) {
         if (an.playState !== "running") continue;
         const t = an.effect && an.effect.target;
-        if (t && chain.has(t)) return true;
+        if (!t || !chain.has(t)) continue;
+        // About to start: its first frames hold still, so a rect comparison
+        // would wrongly pass.
+        if (an.pending) return "pending";
+        found = true;
       }
     }
-    return false;
+    return found;
   }
   // One actionability attempt. a = {key, doc, force, visible, enabled, editable, stable, hit, pos}
   async function check(a) {
@@ -262,7 +272,9 @@
     if (!a.force && a.enabled && isDisabled(el)) return Object.assign(info, { status: "disabled" });
     if (a.scroll !== false && !fullyInView(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
     let rect = topRect(el);
-    if (!a.force && a.stable && animating(el)) {
+    const anim = !a.force && a.stable ? animating(el) : false;
+    if (anim === "pending") return Object.assign(info, { status: "unstable" });
+    if (anim) {
       await frame();
       await frame();
       if (!el.isConnected) return { status: "detached" };

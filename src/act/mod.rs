@@ -906,7 +906,12 @@ async fn scroll(
         let out = actionable(page, el, checks, None, opts, "scroll").await?;
         (out.x, out.y)
     };
-    page.wheel(wx, wy, dx, dy).await?;
+    // The wheel is acknowledged after the compositor handled it; a page that
+    // renders no frames never answers, so do not wait for long.
+    let wheel = tokio::time::timeout(Duration::from_secs(2), page.wheel(wx, wy, dx, dy)).await;
+    if let Ok(r) = wheel {
+        r?;
+    }
     let mut after = before;
     let t = Instant::now();
     while t.elapsed() < Duration::from_millis(500) {

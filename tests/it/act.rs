@@ -897,3 +897,65 @@ fn probe_click_breakdown() {
         );
     });
 }
+
+#[test]
+fn pointer_and_keyboard_in_shadow_and_frame() {
+    run(async {
+        let p = actions_page().await;
+        ok(&p, "hover css=#frame-button").await;
+        assert_eq!(of(&p, "mouseenter", "frame-button").await.len(), 1);
+        ok(&p, "dblclick css=#shadow-button").await;
+        assert_eq!(of(&p, "dblclick", "shadow-button").await.len(), 1);
+        ok(&p, "type css=#shadow-input \"Hi!\"").await;
+        assert_eq!(
+            js(
+                &p,
+                &format!("{SHADOW}.getElementById('shadow-input').value")
+            )
+            .await,
+            "Hi!"
+        );
+        ok(&p, "type label=\"Frame input\" xyz").await;
+        ok(&p, "press label=\"Frame input\" Backspace").await;
+        assert_eq!(
+            js(&p, &format!("{FRAME}.getElementById('frame-input').value")).await,
+            "xy"
+        );
+        let keys: Vec<Value> = of(&p, "keydown", "frame-input")
+            .await
+            .iter()
+            .map(|e| e["detail"]["key"].clone())
+            .collect();
+        assert_eq!(
+            keys,
+            vec![json!("x"), json!("y"), json!("z"), json!("Backspace")]
+        );
+        // Scroll the page so that the iframe moves: the frame offset follows.
+        ok(&p, "scroll down 40").await;
+        ok(&p, "click css=#frame-button").await;
+        assert_eq!(
+            js(
+                &p,
+                &format!("{FRAME}.getElementById('frame-click-count').textContent")
+            )
+            .await,
+            "1"
+        );
+        ok(&p, "drag css=#shadow-button css=#mouse-target").await;
+        assert!(!of(&p, "mousedown", "shadow-button").await.is_empty());
+    });
+}
+
+#[test]
+#[ignore]
+fn probe_background_tab() {
+    run(async {
+        let a = open("actions.html").await;
+        let b = open("actions.html").await;
+        for p in [&a, &b] {
+            let t = Instant::now();
+            let v = tokio::time::timeout(Duration::from_secs(2), p.page.eval("new Promise(r => requestAnimationFrame(() => r(document.visibilityState + ' ' + document.hasFocus())))")).await;
+            println!("{:?} {:?}", v, t.elapsed());
+        }
+    });
+}
