@@ -22,6 +22,9 @@ pub enum Command {
     /// Find the interactive elements of a page and give each a stable ref.
     Observe(observe::ObserveArgs),
     /// Run actions (click, fill, press …) on a page by ref or selector.
+    ///
+    /// The page is observed first, so refs exist; refs are deterministic for
+    /// the same page content, so refs printed by `pinpoint observe` work here.
     Act(act::ActArgs),
     /// Measure ref stability or observe latency on the bundled fixtures.
     Bench(bench::BenchArgs),
