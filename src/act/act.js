@@ -182,6 +182,19 @@
         if (labelText(el).some((t) => textMatch(t, q.value, q.exact))) out.push(el);
       }
     } else if (q.kind === "text") {
+      // Text without <script>/<style> content, memoised per element.
+      const memo = new Map();
+      const txt = (el) => {
+        let t = memo.get(el);
+        if (t !== undefined) return t;
+        t = "";
+        for (const c of el.childNodes) {
+          if (c.nodeType === 3) t += c.data;
+          else if (c.nodeType === 1 && !SKIP.has(c.localName)) t += " " + txt(c) + " ";
+        }
+        memo.set(el, t);
+        return t;
+      };
       for (const r of roots) for (const el of r.querySelectorAll("*")) {
         if (SKIP.has(el.localName)) continue;
         const tag = el.localName;
@@ -190,11 +203,11 @@
           if ((t === "button" || t === "submit" || t === "reset") && textMatch(el.value, q.value, q.exact)) out.push(el);
           continue;
         }
-        if (!textMatch(el.textContent, q.value, q.exact)) continue;
+        if (!textMatch(txt(el), q.value, q.exact)) continue;
         // Innermost match only: skip when a child element matches too.
         let childMatches = false;
         for (const c of el.children) {
-          if (!SKIP.has(c.localName) && textMatch(c.textContent, q.value, q.exact)) { childMatches = true; break; }
+          if (!SKIP.has(c.localName) && textMatch(txt(c), q.value, q.exact)) { childMatches = true; break; }
         }
         if (!childMatches) out.push(el);
       }

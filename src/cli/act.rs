@@ -116,6 +116,11 @@ async fn run_steps(
                 } else {
                     writeln!(out, "FAIL {:>2}. {text}", i + 1)?;
                     writeln!(out, "     {}: {e}", e.code())?;
+                    if let crate::Error::SelectorAmbiguous { candidates, .. } = &e {
+                        for c in candidates {
+                            writeln!(out, "       - {c}")?;
+                        }
+                    }
                     if let Some(h) = e.hint() {
                         writeln!(out, "     hint: {h}")?;
                     }

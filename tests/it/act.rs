@@ -759,6 +759,17 @@ fn ambiguous_selector_and_index() {
             js(&p, "document.getElementById('click-count').textContent").await,
             "3"
         );
+        // Text search ignores <script> content and returns innermost elements.
+        match step(&p, "click text=Shadow").await.unwrap_err() {
+            Error::SelectorAmbiguous { candidates, .. } => {
+                assert_eq!(candidates.len(), 4, "{candidates:?}");
+                assert!(
+                    candidates[0].starts_with("button#shadow-button"),
+                    "{candidates:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
         let e = step(&p, "click css=##bad").await.unwrap_err();
         assert_eq!(e.code(), "invalid_input");
         let e = step(&p, "click testid=nothing-here").await.unwrap_err();
