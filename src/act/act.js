@@ -288,11 +288,16 @@
     const anim = !a.force && a.stable ? animating(el) : false;
     if (anim === "pending") return Object.assign(info, { status: "unstable" });
     if (anim) {
+      // Compare across two frames in which the animation clock advanced
+      // (frames that did not tick prove nothing).
+      const tl = el.ownerDocument.timeline;
+      const t1 = tl ? tl.currentTime : null;
       await frame();
       await frame();
       if (!el.isConnected) return { status: "detached" };
       const r2 = topRect(el);
-      if (!same(rect, r2)) return Object.assign(info, { status: "unstable" });
+      const t2 = tl ? tl.currentTime : null;
+      if (!same(rect, r2) || (t1 !== null && t1 === t2)) return Object.assign(info, { status: "unstable" });
       rect = r2;
     }
     const x = a.pos ? rect.x + a.pos.x : rect.x + rect.width / 2;

@@ -970,3 +970,27 @@ fn probe_background_tab() {
         }
     });
 }
+
+#[test]
+#[ignore]
+fn probe_moving() {
+    run(async {
+        let p = actions_page().await;
+        let s = session().await;
+        let el = s
+            .resolve(&p, &pinpoint::act::parse_target("@moving-btn").unwrap())
+            .await
+            .unwrap();
+        let arg = json!({"key": el.key, "doc": el.doc, "visible": true, "enabled": true, "stable": true, "hit": true});
+        for round in 0..2 {
+            js(&p, "startMove(); 0").await;
+            let t = Instant::now();
+            for _ in 0..8 {
+                let st = js(&p, "document.getAnimations().map(a => [a.playState, a.pending, a.currentTime, a.startTime]).concat([document.getElementById('moving-btn').getBoundingClientRect().left])").await;
+                let v = pinpoint::act::call(&p.page, "check", &arg).await.unwrap();
+                println!("{round} {:?} {} {}", t.elapsed(), st, v["status"]);
+            }
+            tokio::time::sleep(Duration::from_millis(1200)).await;
+        }
+    });
+}
