@@ -13,7 +13,10 @@ use crate::act::{
 };
 use crate::error::{Error, Result};
 use crate::refs::Lookup;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// Pause between attempts to find a selector's element.
+const POLL: Duration = Duration::from_millis(100);
 
 /// What a ref pointed at when it was resolved (to re-find it by identity).
 struct RefMemo {
@@ -40,7 +43,7 @@ impl Session {
         {
             return self.act_at_point(page, spec, *x, *y, action, t0).await;
         }
-        let el = self.resolve(page, spec).await?;
+        let el = self.resolve_waiting(page, spec, opts).await?;
         let to_spec = match action {
             Action::Drag {
                 to: DragTo::Target(t),
@@ -49,7 +52,7 @@ impl Session {
             _ => None,
         };
         let to = match to_spec {
-            Some(t) => Some(self.resolve(page, t).await?),
+            Some(t) => Some(self.resolve_waiting(page, t, opts).await?),
             None => None,
         };
         let mut r = match act::perform(&page.page, &el, action, to.as_ref(), opts).await {
@@ -67,6 +70,29 @@ impl Session {
         };
         r.ms = t0.elapsed().as_secs_f64() * 1000.0;
         Ok(r)
+    }
+
+    /// [`Session::resolve`], waiting (polling) up to the action timeout for a
+    /// selector to match something. Refs never wait: an unknown or stale ref
+    /// fails at once.
+    pub async fn resolve_waiting(
+        &self,
+        page: &PageState,
+        spec: &TargetSpec,
+        opts: &ActOptions,
+    ) -> Result<Resolved> {
+        let t0 = Instant::now();
+        loop {
+            match self.resolve(page, spec).await {
+                Err(Error::ElementNotFound { stale: false, .. })
+                    if !matches!(spec.target, Target::Ref(_))
+                        && t0.elapsed() + POLL < opts.timeout =>
+                {
+                    tokio::time::sleep(POLL).await;
+                }
+                other => return other,
+            }
+        }
     }
 
     /// Resolve a target to one live node (no actionability checks).

@@ -717,9 +717,26 @@ fn detached_node() {
         );
         assert_eq!(e.rpc_code(), -32012);
         assert!(e.retryable());
-        let e = step(&p, "click css=#remove-target").await.unwrap_err();
+        let t = Instant::now();
+        let e = step_with(&p, "click css=#remove-target", quick())
+            .await
+            .unwrap_err();
+        assert!(
+            t.elapsed() >= Duration::from_millis(300),
+            "selectors wait for a match"
+        );
         assert_eq!(e.code(), "element_not_found");
         assert!(clicked_targets(&p).await.is_empty());
+    });
+}
+
+#[test]
+fn selector_waits_for_late_element() {
+    run(async {
+        let p = actions_page().await;
+        js(&p, "setTimeout(() => { const b = document.createElement('button'); b.id = 'late'; b.textContent = 'Late'; document.body.prepend(b); }, 300); 0").await;
+        ok(&p, "click css=#late").await;
+        assert_eq!(of(&p, "click", "late").await.len(), 1);
     });
 }
 
@@ -772,7 +789,9 @@ fn ambiguous_selector_and_index() {
         }
         let e = step(&p, "click css=##bad").await.unwrap_err();
         assert_eq!(e.code(), "invalid_input");
-        let e = step(&p, "click testid=nothing-here").await.unwrap_err();
+        let e = step_with(&p, "click testid=nothing-here", quick())
+            .await
+            .unwrap_err();
         assert_eq!(e.code(), "element_not_found");
     });
 }
