@@ -33,6 +33,13 @@
     const el = r && r.deref();
     return el && el.isConnected ? el : null;
   }
+  // A <label> stands for its control in fill/select/check/upload (as a
+  // click on it would).
+  function control(a) {
+    const el = node(a.key, a.doc);
+    if (el && el.localName === "label" && el.control) return el.control;
+    return el;
+  }
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
   function parentOf(el) {
     if (el.parentElement) return el.parentElement;
@@ -273,7 +280,7 @@
   }
   // One actionability attempt. a = {key, doc, force, visible, enabled, editable, stable, hit, pos}
   async function check(a) {
-    const el = node(a.key, a.doc);
+    const el = a.editable ? control(a) : node(a.key, a.doc);
     if (!el) return { status: "detached" };
     const info = { desc: describe(el), tag: el.localName };
     if (a.editable && !isEditable(el)) return Object.assign(info, { status: "not_editable" });
@@ -318,7 +325,7 @@
     return info;
   }
   function focus(a) {
-    const el = node(a.key, a.doc);
+    const el = control(a);
     if (!el) return { status: "detached" };
     el.focus();
     if (a.selectAll) {
@@ -336,7 +343,7 @@
   }
   // After fill: make sure the value is what was asked and `change` fired.
   function afterFill(a) {
-    const el = node(a.key, a.doc);
+    const el = control(a);
     if (!el) return { status: "detached" };
     const isField = el.localName === "input" || el.localName === "textarea";
     if (isField) {
@@ -351,7 +358,7 @@
     return { status: "ok", value: isField ? el.value : norm(el.textContent) };
   }
   function select(a) {
-    const el = node(a.key, a.doc);
+    const el = control(a);
     if (!el) return { status: "detached" };
     if (el.localName !== "select") return { status: "not_select", desc: describe(el) };
     if (isDisabled(el)) return { status: "disabled", desc: describe(el) };
@@ -373,7 +380,7 @@
     return { status: "ok", values: picked.map((o) => o.value) };
   }
   function checked(a) {
-    const el = node(a.key, a.doc);
+    const el = control(a);
     if (!el) return { status: "detached" };
     let v = null;
     if (el.localName === "input" && (el.type === "checkbox" || el.type === "radio")) v = el.checked;
@@ -404,13 +411,13 @@
     return { status: "ok", rect: topRect(el), inView: fullyInView(el) };
   }
   function fileInput(a) {
-    const el = node(a.key, a.doc);
+    const el = control(a);
     if (!el) return { status: "detached" };
     if (!(el.localName === "input" && el.type === "file")) return { status: "not_file", desc: describe(el) };
     return { status: "ok", multiple: el.multiple };
   }
   function files(a) {
-    const el = node(a.key, a.doc);
+    const el = control(a);
     if (!el) return { status: "detached" };
     return { status: "ok", files: Array.from(el.files || []).map((f) => f.name) };
   }

@@ -424,6 +424,18 @@ fn check_uncheck_everywhere() {
             js(&p, "document.getElementById('checkbox').checked").await,
             false
         );
+        // A label stands for its control.
+        ok(&p, "uncheck text=Subscribe").await;
+        assert_eq!(
+            js(&p, "document.getElementById('checkbox').checked").await,
+            false
+        );
+        ok(&p, "check text=Subscribe").await;
+        assert_eq!(
+            js(&p, "document.getElementById('checkbox').checked").await,
+            true
+        );
+        ok(&p, "uncheck @checkbox").await;
         ok(&p, "check css=#radio-l").await;
         assert_eq!(
             js(&p, "document.getElementById('radio-m').checked").await,
