@@ -214,6 +214,8 @@ pub struct ActOptions {
     pub timeout: Duration,
     /// Skip the actionability checks.
     pub force: bool,
+    /// Run the checks only; send no input and change nothing (BAP `trial`).
+    pub trial: bool,
 }
 
 impl Default for ActOptions {
@@ -221,6 +223,7 @@ impl Default for ActOptions {
         ActOptions {
             timeout: DEFAULT_TIMEOUT,
             force: false,
+            trial: false,
         }
     }
 }
@@ -566,6 +569,15 @@ pub async fn perform(
     match action {
         Action::Click(c) => {
             let out = actionable(page, el, POINTER, c.position, opts, name).await?;
+            if opts.trial {
+                return Ok(result(
+                    action,
+                    el,
+                    Some((out.x, out.y)),
+                    json!({"trial": true}),
+                    t0,
+                ));
+            }
             click_at(page, out.x, out.y, c).await?;
             Ok(result(action, el, Some((out.x, out.y)), Value::Null, t0))
         }
@@ -575,6 +587,15 @@ pub async fn perform(
                 ..POINTER
             };
             let out = actionable(page, el, checks, *position, opts, name).await?;
+            if opts.trial {
+                return Ok(result(
+                    action,
+                    el,
+                    Some((out.x, out.y)),
+                    json!({"trial": true}),
+                    t0,
+                ));
+            }
             page.mouse("move", out.x, out.y, MouseButton::Left, 0, 0)
                 .await?;
             Ok(result(action, el, Some((out.x, out.y)), Value::Null, t0))
@@ -591,6 +612,9 @@ pub async fn perform(
                 ..Default::default()
             };
             actionable(page, el, checks, None, opts, name).await?;
+            if opts.trial {
+                return Ok(result(action, el, None, json!({"trial": true}), t0));
+            }
             status_of(page, el, "focus", json!({"selectAll": true})).await?;
             if text.is_empty() {
                 press(page, "Delete").await?;
@@ -624,6 +648,9 @@ pub async fn perform(
                 ..Default::default()
             };
             actionable(page, el, checks, None, opts, name).await?;
+            if opts.trial {
+                return Ok(result(action, el, None, json!({"trial": true}), t0));
+            }
             status_of(page, el, "focus", json!({})).await?;
             type_text(page, text, Duration::from_millis(*delay_ms)).await?;
             Ok(result(action, el, None, Value::Null, t0))
@@ -638,6 +665,9 @@ pub async fn perform(
                 ..Default::default()
             };
             actionable(page, el, checks, None, opts, name).await?;
+            if opts.trial {
+                return Ok(result(action, el, None, json!({"trial": true}), t0));
+            }
             status_of(page, el, "focus", json!({})).await?;
             for k in ks {
                 press(page, k).await?;
@@ -657,6 +687,9 @@ pub async fn perform(
                 ..Default::default()
             };
             actionable(page, el, checks, None, opts, name).await?;
+            if opts.trial {
+                return Ok(result(action, el, None, json!({"trial": true}), t0));
+            }
             let want: Vec<Value> = options
                 .iter()
                 .map(|o| match o {
@@ -725,6 +758,15 @@ pub async fn perform(
             let mut point = None;
             if before != json!(want) {
                 let out = actionable(page, el, POINTER, None, opts, name).await?;
+                if opts.trial {
+                    return Ok(result(
+                        action,
+                        el,
+                        Some((out.x, out.y)),
+                        json!({"trial": true}),
+                        t0,
+                    ));
+                }
                 click_at(page, out.x, out.y, &ClickOptions::default()).await?;
                 point = Some((out.x, out.y));
                 let after = state(&status_of(page, el, "checked", json!({})).await?);
@@ -740,6 +782,7 @@ pub async fn perform(
             }
             Ok(result(action, el, point, json!({"checked": want}), t0))
         }
+        Action::Scroll(_) if opts.trial => Ok(result(action, el, None, json!({"trial": true}), t0)),
         Action::Scroll(s) => scroll(page, el, action, s, to, opts, t0).await,
         Action::Upload { files } => {
             let mut paths = Vec::new();
@@ -773,6 +816,9 @@ pub async fn perform(
                     format!("{} takes one file, {} given", el.label, paths.len()),
                 ));
             }
+            if opts.trial {
+                return Ok(result(action, el, None, json!({"trial": true}), t0));
+            }
             page.set_input_files(&node_expr(el), paths).await?;
             let v = status_of(page, el, "files", json!({})).await?;
             Ok(result(
@@ -785,6 +831,15 @@ pub async fn perform(
         }
         Action::Drag { to: dest } => {
             let from = actionable(page, el, POINTER, None, opts, name).await?;
+            if opts.trial {
+                return Ok(result(
+                    action,
+                    el,
+                    Some((from.x, from.y)),
+                    json!({"trial": true}),
+                    t0,
+                ));
+            }
             let (tx, ty) = match (dest, to) {
                 (DragTo::Point { x, y }, _) => (*x, *y),
                 (DragTo::Target(_), Some(t)) => {

@@ -59,6 +59,7 @@ pub async fn run(args: ActArgs) -> Result<ExitCode> {
     let opts = ActOptions {
         timeout: Duration::from_millis(args.action_timeout),
         force: args.force,
+        trial: false,
     };
     let code = run_steps(&args, &session, &page, &steps, &opts).await;
     session.close_browser().await;

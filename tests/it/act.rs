@@ -31,7 +31,7 @@ async fn ok(p: &PageState, s: &str) -> ActResult {
 fn quick() -> ActOptions {
     ActOptions {
         timeout: Duration::from_millis(400),
-        force: false,
+        ..Default::default()
     }
 }
 
@@ -617,6 +617,24 @@ fn covered_by_modal_and_cover() {
         assert_eq!(e.rpc_code(), -32013);
         assert!(e.retryable());
         assert!(e.hint().unwrap().contains("div#cover"));
+        assert!(clicked_targets(&p).await.is_empty());
+        // trial: true runs the checks only.
+        let trial = ActOptions {
+            trial: true,
+            ..quick()
+        };
+        let e = step_with(&p, "click @covered-btn", trial)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "element_covered");
+        let r = step_with(&p, "click @click-btn", trial).await.unwrap();
+        assert_eq!(r.detail["trial"], true);
+        let r = step_with(&p, "fill @text-input nope", trial).await.unwrap();
+        assert_eq!(r.detail["trial"], true);
+        assert_eq!(
+            js(&p, "document.getElementById('text-input').value").await,
+            ""
+        );
         assert!(clicked_targets(&p).await.is_empty());
         // force: true skips the checks (the click lands on the cover).
         let forced = ActOptions {
