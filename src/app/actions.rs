@@ -36,7 +36,7 @@ impl Session {
     ) -> Result<ActResult> {
         let t0 = Instant::now();
         let Some(spec) = target else {
-            return self.act_on_page(page, action, t0).await;
+            return self.act_on_page(page, action, opts, t0).await;
         };
         if let (Target::Point { x, y }, Action::Click(_) | Action::Hover { .. }) =
             (&spec.target, action)
@@ -277,6 +277,7 @@ impl Session {
         &self,
         page: &PageState,
         action: &Action,
+        opts: &ActOptions,
         t0: Instant,
     ) -> Result<ActResult> {
         let page_el = Resolved {
@@ -293,8 +294,10 @@ impl Session {
                 for k in keys {
                     crate::browser::keys::combo(k)?;
                 }
-                for k in keys {
-                    act::press(&page.page, k).await?;
+                if !opts.trial {
+                    for k in keys {
+                        act::press(&page.page, k).await?;
+                    }
                 }
                 Ok(ActResult {
                     action: "press".into(),
@@ -309,16 +312,13 @@ impl Session {
                 })
             }
             Action::Scroll(Scroll::To(t)) => {
-                let el = self.resolve(page, t).await?;
-                let mut r =
-                    act::perform(&page.page, &el, action, None, &ActOptions::default()).await?;
+                let el = self.resolve_waiting(page, t, opts).await?;
+                let mut r = act::perform(&page.page, &el, action, None, opts).await?;
                 r.ms = t0.elapsed().as_secs_f64() * 1000.0;
                 Ok(r)
             }
             Action::Scroll(_) => {
-                let mut r =
-                    act::perform(&page.page, &page_el, action, None, &ActOptions::default())
-                        .await?;
+                let mut r = act::perform(&page.page, &page_el, action, None, opts).await?;
                 r.ms = t0.elapsed().as_secs_f64() * 1000.0;
                 Ok(r)
             }
