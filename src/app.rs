@@ -5,7 +5,8 @@
 //! (BAP JSON-RPC, HTTP, CLI) are thin adapters over this module: same
 //! behaviour, same errors.
 
-use crate::browser::{Browser, LaunchOptions, LoadState, NavOutcome, Page, Viewport};
+use crate::browser::{Browser, NavOutcome, Page};
+pub use crate::browser::{LaunchOptions, LoadState, Viewport};
 use crate::error::{Error, Result};
 use crate::model::{Changes, Observation, Timings};
 use crate::observe;
@@ -19,6 +20,7 @@ use tokio::sync::Mutex;
 pub mod actions;
 pub mod bench;
 pub mod fixtures;
+pub mod shot;
 
 /// One open page with its ref registry.
 pub struct PageState {

@@ -37,6 +37,12 @@ pub enum Error {
     /// A state change the lifecycle does not allow (e.g. resolving a deleted annotation).
     #[error("{message}")]
     Conflict { message: String },
+    /// A request refused by the HTTP security layer (Origin or Host not allowed).
+    #[error("forbidden: {message}")]
+    Forbidden { message: String },
+    /// A missing or wrong auth token on a plain HTTP request.
+    #[error("unauthorized: {message}")]
+    Unauthorized { message: String },
 
     #[error("Chromium not found (tried: {tried})")]
     ChromeNotFound { tried: String },
@@ -121,6 +127,8 @@ impl Error {
             Error::PayloadTooLarge { .. } => "payload_too_large",
             Error::NotFound { .. } => "not_found",
             Error::Conflict { .. } => "conflict",
+            Error::Forbidden { .. } => "forbidden",
+            Error::Unauthorized { .. } => "unauthorized",
             Error::ChromeNotFound { .. } => "chrome_not_found",
             Error::BrowserLaunch(_) => "browser_launch_failed",
             Error::BrowserNotLaunched => "browser_not_launched",
@@ -153,6 +161,7 @@ impl Error {
             Error::InvalidInput { .. } | Error::Validation { .. } => -32602,
             Error::PayloadTooLarge { .. } | Error::ResourceLimit { .. } => -32024,
             Error::NotFound { .. } | Error::Conflict { .. } => -32602,
+            Error::Forbidden { .. } | Error::Unauthorized { .. } => -32023,
             Error::ChromeNotFound { .. } | Error::BrowserLaunch(_) | Error::BrowserNotLaunched => {
                 -32010
             }
@@ -185,6 +194,8 @@ impl Error {
             }
             Error::ElementNotFound { .. } => 404,
             Error::Conflict { .. } => 409,
+            Error::Forbidden { .. } => 403,
+            Error::Unauthorized { .. } => 401,
             Error::SelectorAmbiguous { .. } => 409,
             Error::ElementNotVisible { .. }
             | Error::ElementNotEnabled { .. }
@@ -262,6 +273,8 @@ impl Error {
             Error::SelectorAmbiguous { .. } => "use a ref from agent/observe, a more specific selector, or pass an index".into(),
             Error::NotFound { .. } => "list the collection to find a current id".into(),
             Error::Conflict { .. } => "read the object's current state and retry with a valid transition".into(),
+            Error::Forbidden { .. } => "connect from a local origin/host, or add the origin to the allowed origins".into(),
+            Error::Unauthorized { .. } => "pass the token as ?token=… or the X-BAP-Token header".into(),
             _ => return None,
         })
     }

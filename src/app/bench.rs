@@ -213,3 +213,60 @@ pub async fn observe_latency(
     let _ = session.close_page(&page.id).await;
     result
 }
+
+/// Median of a bare viewport screenshot vs a full annotated observe (discovery
+/// + screenshot + render) on the same page.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ShotResult {
+    pub fixture: String,
+    pub bare_screenshot_ms: f64,
+    pub annotated_observe_ms: f64,
+    pub ratio: f64,
+    pub marks: usize,
+    pub runs: usize,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+pub async fn shot_vs_screenshot(
+    session: &Session,
+    url: &str,
+    label: &str,
+    runs: usize,
+) -> Result<ShotResult> {
+    use super::shot::ShotOptions;
+    use crate::browser::ScreenshotRequest;
+    let page = session.new_page(None).await?;
+    let result = async {
+        session
+            .navigate(&page, url, LoadState::Load, Duration::from_secs(30))
+            .await?;
+        let opts = ShotOptions::default();
+        let first = session.shot(&page, &opts).await?;
+        page.page.screenshot(&ScreenshotRequest::default()).await?;
+        let (mut bare, mut full) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let t = Instant::now();
+            page.page.screenshot(&ScreenshotRequest::default()).await?;
+            bare.push(t.elapsed().as_secs_f64() * 1000.0);
+            let t = Instant::now();
+            session.shot(&page, &opts).await?;
+            full.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        let (b, f) = (median(bare), median(full));
+        Ok(ShotResult {
+            fixture: label.to_string(),
+            bare_screenshot_ms: b,
+            annotated_observe_ms: f,
+            ratio: f / b,
+            marks: first.drawn,
+            runs,
+        })
+    }
+    .await;
+    let _ = session.close_page(&page.id).await;
+    result
+}

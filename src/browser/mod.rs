@@ -102,6 +102,7 @@ impl Viewport {
 
 struct Inner {
     browser: Mutex<Option<CoBrowser>>,
+    ws_url: String,
     alive: Arc<AtomicBool>,
     version: String,
     /// Removed when the last handle goes away.
@@ -245,9 +246,19 @@ impl Browser {
         let flag = alive.clone();
         tokio::spawn(async move {
             while let Some(ev) = handler.next().await {
-                if let Err(e) = ev {
-                    // Protocol hiccups are logged; only the end of the stream means death.
-                    tracing::debug!("cdp handler: {e}");
+                match ev {
+                    Ok(()) => {}
+                    // The socket is gone: Chromium died or the connection dropped.
+                    Err(chromiumoxide::error::CdpError::Ws(e)) => {
+                        tracing::warn!("browser connection lost: {e}");
+                        break;
+                    }
+                    Err(chromiumoxide::error::CdpError::Io(e)) => {
+                        tracing::warn!("browser connection lost: {e}");
+                        break;
+                    }
+                    // Protocol hiccups are logged and survived.
+                    Err(e) => tracing::debug!("cdp handler: {e}"),
                 }
             }
             flag.store(false, Ordering::SeqCst);
@@ -263,8 +274,10 @@ impl Browser {
                 })
             }
         };
+        let ws_url = browser.websocket_address().clone();
         Ok(Browser {
             inner: Arc::new(Inner {
+                ws_url,
                 browser: Mutex::new(Some(browser)),
                 alive,
                 version,
@@ -272,6 +285,16 @@ impl Browser {
                 launched,
             }),
         })
+    }
+
+    /// The temporary profile directory of a launched browser (removed when the last handle drops).
+    pub fn profile_dir(&self) -> Option<&Path> {
+        self.inner._profile.as_ref().map(|d| d.path())
+    }
+
+    /// The DevTools WebSocket URL (what `--cdp` takes to share this browser).
+    pub fn ws_url(&self) -> &str {
+        &self.inner.ws_url
     }
 
     pub fn version(&self) -> &str {
@@ -360,8 +383,35 @@ async fn resolve_ws_url(base: &str) -> Result<String> {
     s.write_all(req.as_bytes())
         .await
         .map_err(|e| fail(e.to_string()))?;
+    // Read the headers, then Content-Length bytes (the DevTools server keeps the socket open).
     let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
+    let read = async {
+        let mut chunk = [0u8; 4096];
+        loop {
+            let n = s.read(&mut chunk).await?;
+            if n == 0 {
+                break;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&buf);
+            if let Some(end) = text.find("\r\n\r\n") {
+                let len = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.trim()
+                            .eq_ignore_ascii_case("content-length")
+                            .then(|| v.trim().parse::<usize>().ok())?
+                    })
+                    .unwrap_or(usize::MAX);
+                if buf.len() >= end + 4 + len {
+                    break;
+                }
+            }
+        }
+        Ok::<(), std::io::Error>(())
+    };
+    tokio::time::timeout(Duration::from_secs(5), read)
         .await
         .map_err(|_| fail("timed out".into()))?
         .map_err(|e| fail(e.to_string()))?;

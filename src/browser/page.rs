@@ -24,7 +24,7 @@ use chromiumoxide::types::Command;
 use futures::StreamExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Default per-command timeout.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -67,14 +67,6 @@ impl LoadState {
                 "waitUntil",
                 format!("unknown waitUntil {s:?}: expected load, domcontentloaded, networkidle or commit"),
             )),
-        }
-    }
-    fn lifecycle_name(self) -> Option<&'static str> {
-        match self {
-            LoadState::Load => Some("load"),
-            LoadState::Domcontentloaded => Some("DOMContentLoaded"),
-            LoadState::Networkidle => Some("networkIdle"),
-            LoadState::Commit => None,
         }
     }
 }
@@ -284,6 +276,12 @@ impl Page {
     }
 
     /// Navigate and wait until `wait` (or the timeout).
+    ///
+    /// Fragment-only changes are same-document navigations: they are applied
+    /// in the page and return at once. For the rest, chromiumoxide tracks the
+    /// `Page.navigate` call until `load`; we watch the main frame's lifecycle
+    /// events ourselves so `commit` and `domcontentloaded` return earlier and
+    /// `networkidle` waits longer.
     pub async fn navigate(
         &self,
         url: &str,
@@ -291,6 +289,22 @@ impl Page {
         timeout: Duration,
     ) -> Result<NavOutcome> {
         self.check()?;
+        let current = self.url().await.unwrap_or_default();
+        let (cur_base, _) = current.split_once('#').unwrap_or((current.as_str(), ""));
+        if let Some((base, _frag)) = url.split_once('#') {
+            if base == cur_base {
+                let js = format!(
+                    "location.href = {}; location.href",
+                    serde_json::to_string(url)?
+                );
+                let now = self.eval(&js).await?;
+                return Ok(NavOutcome {
+                    url: now.as_str().unwrap_or(url).to_string(),
+                    status: 0,
+                    headers: Default::default(),
+                });
+            }
+        }
         let mut life = self
             .page
             .event_listener::<EventLifecycleEvent>()
@@ -301,82 +315,96 @@ impl Page {
             .event_listener::<EventResponseReceived>()
             .await
             .map_err(|e| map_cdp(e, "navigate"))?;
-        let started = Instant::now();
-        let nav = self
-            .call_within(NavigateParams::new(url), "navigate", timeout)
-            .await
-            .map_err(|e| match e {
-                Error::Timeout { .. } => Error::Timeout {
-                    what: format!("navigation to {url}"),
-                    ms: timeout.as_millis() as u64,
-                },
-                other => other,
-            })?;
-        if let Some(err) = nav.error_text.filter(|t| !t.is_empty()) {
-            return Err(Error::NavigationFailed {
-                url: url.to_string(),
-                reason: err,
-            });
-        }
-        let Some(loader) = nav.loader_id else {
-            // Same-document navigation (fragment / history): nothing to wait for.
-            return Ok(NavOutcome {
-                url: self.url().await.unwrap_or_else(|_| url.to_string()),
-                status: 0,
-                headers: Default::default(),
-            });
+        let main_frame = self.target_id();
+        let page = self.page.clone();
+        let params = NavigateParams::new(url);
+        let mut nav = tokio::spawn(async move { page.execute(params).await });
+        let deadline = tokio::time::Instant::now() + timeout;
+        let timeout_err = || Error::Timeout {
+            what: format!("navigation to {url}"),
+            ms: timeout.as_millis() as u64,
         };
+        let target = match wait {
+            LoadState::Commit => "commit",
+            LoadState::Domcontentloaded => "DOMContentLoaded",
+            LoadState::Load => "load",
+            LoadState::Networkidle => "networkIdle",
+        };
+        let mut loader: Option<String> = None;
+        let mut nav_done = false;
+        let mut reached = false;
         let mut status = 0;
         let mut headers = serde_json::Map::new();
-        let target = wait.lifecycle_name();
-        let deadline = started + timeout;
-        let mut done = target.is_none();
-        while !done {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(Error::Timeout {
-                    what: format!("{url} to reach {wait:?}"),
-                    ms: timeout.as_millis() as u64,
-                });
-            }
+        while !(reached && (nav_done || (wait != LoadState::Load && status != 0))) {
             tokio::select! {
+                r = &mut nav, if !nav_done => {
+                    nav_done = true;
+                    match r {
+                        Ok(Ok(resp)) => {
+                            if let Some(err) = resp.result.error_text.clone().filter(|t| !t.is_empty()) {
+                                return Err(Error::NavigationFailed { url: url.to_string(), reason: err });
+                            }
+                            if resp.result.loader_id.is_none() {
+                                reached = true; // same-document
+                            }
+                            if wait == LoadState::Load {
+                                reached = true;
+                            }
+                        }
+                        Ok(Err(e)) => {
+                            if !self.alive.load(Ordering::SeqCst) {
+                                return Err(Error::TargetClosed { target: "browser".into() });
+                            }
+                            return Err(match map_cdp(e, "navigate") {
+                                Error::Cdp(m) => Error::NavigationFailed { url: url.to_string(), reason: m },
+                                other => other,
+                            });
+                        }
+                        Err(_) => return Err(Error::Internal("navigation task failed".into())),
+                    }
+                }
                 ev = life.next() => match ev {
                     Some(ev) => {
-                        if ev.loader_id == loader && Some(ev.name.as_str()) == target {
-                            done = true;
+                        if ev.frame_id.as_ref() == main_frame {
+                            let lid: &str = ev.loader_id.as_ref();
+                            if ev.name == "init" {
+                                loader = Some(lid.to_string());
+                            } else if loader.as_deref() == Some(lid) && (ev.name == target || (target == "commit" && ev.name == "DOMContentLoaded")) {
+                                reached = true;
+                            }
                         }
                     }
                     None => return Err(Error::TargetClosed { target: "page".into() }),
                 },
                 r = responses.next() => {
                     if let Some(r) = r {
-                        if r.loader_id == loader && status == 0 {
+                        let lid: &str = r.loader_id.as_ref();
+                        if status == 0 && (loader.is_none() || loader.as_deref() == Some(lid))
+                            && r.r#type == chromiumoxide::cdp::browser_protocol::network::ResourceType::Document
+                            && r.frame_id.as_ref().map(|f| f.as_ref() == main_frame).unwrap_or(false)
+                        {
                             status = r.response.status;
                             if let Some(obj) = r.response.headers.inner().as_object() {
                                 headers = obj.clone();
                             }
+                            if target == "commit" {
+                                reached = true;
+                            }
                         }
                     }
                 },
-                _ = tokio::time::sleep(left) => {
+                _ = tokio::time::sleep_until(deadline) => {
                     if !self.alive.load(Ordering::SeqCst) {
                         return Err(Error::TargetClosed { target: "browser".into() });
                     }
+                    nav.abort();
+                    return Err(timeout_err());
                 }
             }
         }
-        // A response may have raced the lifecycle event.
-        while status == 0 {
-            match tokio::time::timeout(Duration::from_millis(1), responses.next()).await {
-                Ok(Some(r)) if r.loader_id == loader => {
-                    status = r.response.status;
-                    if let Some(obj) = r.response.headers.inner().as_object() {
-                        headers = obj.clone();
-                    }
-                }
-                Ok(Some(_)) => continue,
-                _ => break,
-            }
+        if !nav_done {
+            // Leave chromiumoxide's tracking to finish in the background.
+            drop(nav);
         }
         Ok(NavOutcome {
             url: self.url().await.unwrap_or_else(|_| url.to_string()),

@@ -2,7 +2,7 @@
 
 use crate::app::fixtures::StaticServer;
 use crate::app::{bench, Session};
-use crate::browser::{LaunchOptions, Viewport};
+use crate::app::{LaunchOptions, Viewport};
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +24,11 @@ pub enum BenchWhat {
     Refs,
     /// Median observe latency (discovery + refs) on typical and large pages.
     Observe {
+        #[arg(long, default_value_t = 21)]
+        runs: usize,
+    },
+    /// Annotated observe (discovery + screenshot + marks) vs a bare CDP screenshot.
+    Shot {
         #[arg(long, default_value_t = 21)]
         runs: usize,
     },
@@ -85,6 +90,26 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
                     Ok(r) => println!(
                         "{:<22} {:>9} {:>11.2} {:>9.2} {:>5}",
                         r.fixture, r.elements, r.median_ms, r.p90_ms, r.runs
+                    ),
+                    Err(e) => {
+                        res = Err(e);
+                        break;
+                    }
+                }
+            }
+            res
+        }
+        BenchWhat::Shot { runs } => {
+            println!(
+                "{:<14} {:>6} {:>16} {:>20} {:>7}",
+                "page", "marks", "bare shot ms", "annotated observe ms", "ratio"
+            );
+            let mut res = Ok(());
+            for f in ["demo.html", "shop.html", "sidebar.html"] {
+                match bench::shot_vs_screenshot(&session, &server.url(f), f, runs).await {
+                    Ok(r) => println!(
+                        "{:<14} {:>6} {:>16.2} {:>20.2} {:>7.3}",
+                        r.fixture, r.marks, r.bare_screenshot_ms, r.annotated_observe_ms, r.ratio
                     ),
                     Err(e) => {
                         res = Err(e);

@@ -6,6 +6,7 @@ mod act;
 pub mod annotations;
 mod bench;
 mod observe;
+mod shot;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ pub enum Command {
     /// The page is observed first, so refs exist; refs are deterministic for
     /// the same page content, so refs printed by `pinpoint observe` work here.
     Act(act::ActArgs),
+    /// Capture a (Set-of-Marks annotated) screenshot, e.g. of a dev build in CI.
+    Shot(shot::ShotArgs),
     /// Measure ref stability or observe latency on the bundled fixtures.
     Bench(bench::BenchArgs),
     /// Work with the annotation store.
@@ -57,6 +60,7 @@ pub fn main() -> ExitCode {
             Command::Observe(args) => observe::run(args).await,
             Command::Act(args) => act::run(args).await,
             Command::Bench(args) => bench::run(args).await,
+            Command::Shot(args) => shot::run(args).await,
         }
     });
     match result {

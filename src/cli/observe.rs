@@ -1,7 +1,7 @@
 //! `pinpoint observe <url|file>`: a table of interactive elements (or JSON).
 
 use crate::app::{self, ObserveOptions, Session};
-use crate::browser::{LaunchOptions, LoadState, Viewport};
+use crate::app::{LaunchOptions, LoadState, Viewport};
 use crate::error::Result;
 use std::io::Write;
 use std::path::PathBuf;

@@ -18,13 +18,13 @@
     };
     Object.defineProperty(window, S, { value: st, enumerable: false });
   }
-  const keyFor = (el) => {
+  let keyFor = (el) => {
     let k = st.keyOf.get(el);
     if (k === undefined) {
       k = ++st.seq;
       st.keyOf.set(el, k);
+      st.byKey.set(k, new WeakRef(el));
     }
-    st.byKey.set(k, new WeakRef(el));
     return k;
   };
   // Drop dead WeakRefs now and then so the map does not grow forever.
@@ -80,7 +80,7 @@
           case "number": return "spinbutton";
           case "color": return "ColorWell";
           case "file": return "button";
-          case "date": return "date";
+          case "date": return "Date";
           case "datetime-local": return "DateTime";
           case "time": return "InputTime";
           case "month": return "DateTime";
@@ -91,7 +91,8 @@
       }
       default:
         if (LANDMARKS[tag]) return LANDMARKS[tag];
-        if (el.isContentEditable) return "textbox";
+        // Chromium: contenteditable hosts stay generic; draggable generics become groups.
+        if (el.getAttribute("draggable") === "true") return "group";
         return "generic";
     }
   }
@@ -227,6 +228,12 @@
       if (lg) return norm(textAlt(lg, 1, false, new Set()));
     }
     if (NAME_FROM_CONTENT.has(role) || tag === "summary" || tag === "button" || tag === "a") {
+      // Fast path: only text inside and no generated content.
+      if (el.childElementCount === 0 && !el.shadowRoot && !mayHavePseudo(el.ownerDocument)) {
+        const s = norm(el.textContent);
+        if (s) return s;
+        return norm(el.getAttribute("title"));
+      }
       const s = norm(textAlt(el, 0, false, new Set()));
       if (s) return s;
     }
@@ -367,18 +374,32 @@
   }
 
   // Stable handle of an ancestor: test id, id, landmark role + name, or the heading of a card/section.
+  // The element-independent handle of an ancestor (test id, id, landmark), cached.
+  const handleCache = new Map();
+  const ANCHOR_ROLES = new Set(["banner", "navigation", "main", "complementary", "contentinfo", "search", "dialog", "alertdialog", "form", "region"]);
+  function handleOf(p) {
+    let h = handleCache.get(p);
+    if (h !== undefined) return h;
+    h = null;
+    const tid = testIdOf(p);
+    if (tid) h = "testid:" + tid;
+    else if (p.id && !/\d{3,}|^:r|^radix-|^react-|^ember\d|^mui-/.test(p.id)) h = "id:" + p.id;
+    else {
+      const r = explicitRole(p) || LANDMARKS[tagOf(p)] || null;
+      if (r && ANCHOR_ROLES.has(r)) {
+        const n = norm(p.getAttribute("aria-label")) || (labelledBy(p) || "");
+        if (n || r !== "region") h = "landmark:" + r + ":" + n;
+      }
+    }
+    handleCache.set(p, h);
+    return h;
+  }
   function anchorOf(el, doc) {
     let depth = 0;
     for (let p = parentOf(el); p && depth < 40; p = parentOf(p), depth++) {
       if (p === doc.body || p === doc.documentElement) break;
-      const tid = testIdOf(p);
-      if (tid) return "testid:" + tid;
-      if (p.id && !/\d{3,}|^:r|^radix-|^react-|^ember\d|^mui-/.test(p.id)) return "id:" + p.id;
-      const r = explicitRole(p) || LANDMARKS[tagOf(p)] || null;
-      if (r && (r === "banner" || r === "navigation" || r === "main" || r === "complementary" || r === "contentinfo" || r === "search" || r === "dialog" || r === "alertdialog" || r === "form" || r === "region")) {
-        const n = norm(p.getAttribute("aria-label")) || (labelledBy(p) || "");
-        if (n || r !== "region") return "landmark:" + r + ":" + n;
-      }
+      const handle = handleOf(p);
+      if (handle) return handle;
       // A card or section: the nearest ancestor that owns a heading.
       const h = firstHeading(p);
       if (h && !h.contains(el)) return "heading:" + norm(h.textContent).slice(0, 80);
@@ -504,21 +525,8 @@
         let cand = isCandidate(el, null, explicit);
         let clickable = false;
         if (!cand) {
-          // Clickable non-semantic elements: click listeners or an own cursor:pointer.
           if (el === doc.body || el === doc.documentElement) continue;
-          const listened = el.hasAttribute("onclick") || typeof el.onclick === "function" || (marks && marks.has(el));
-          let pointer = false;
-          if (!listened) {
-            const cs = win.getComputedStyle(el);
-            if (cs.cursor === "pointer") {
-              const p = parentOf(el);
-              pointer = !(p && p.nodeType === 1 && win.getComputedStyle(p).cursor === "pointer");
-            }
-          }
-          if (!(listened || pointer)) continue;
-          if (inInteractiveAncestor(el)) continue;
-          if (el.querySelector("a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link]")) continue;
-          if (tagOf(el) === "label") continue;
+          if (!nonSemanticClickable(el, win, marks)) continue;
           cand = true;
           clickable = true;
         }
@@ -625,14 +633,30 @@
       }
     }
   }
+  // Clickable non-semantic elements: click listeners or an own cursor:pointer,
+  // not inside or around a real control (so nothing is listed twice).
+  function nonSemanticClickable(el, win, marks) {
+    const listened = el.hasAttribute("onclick") || typeof el.onclick === "function" || (marks && marks.has(el));
+    if (!listened) {
+      if (win.getComputedStyle(el).cursor !== "pointer") return false;
+      const p = parentOf(el);
+      if (p && p.nodeType === 1 && win.getComputedStyle(p).cursor === "pointer") return false;
+    }
+    if (tagOf(el) === "label" || tagOf(el) === "option") return false;
+    if (inInteractiveAncestor(el)) return false;
+    if (el.querySelector("a[href],button,input:not([type=hidden]),select,textarea,[role=button],[role=link]")) return false;
+    return true;
+  }
   const T = {};
   if (opts.profile) {
     const wrap = (name, f) => function (...a) { const t = performance.now(); try { return f.apply(this, a); } finally { T[name] = (T[name] || 0) + performance.now() - t; } };
     nameOf = wrap("name", nameOf); anchorOf = wrap("anchor", anchorOf); cssPath = wrap("cssPath", cssPath);
-    deepHit = wrap("hit", deepHit); isCandidate = wrap("cand", isCandidate); valueOf = wrap("value", valueOf);
+    deepHit = wrap("hit", deepHit); nonSemanticClickable = wrap("clickable", nonSemanticClickable); compact = wrap("compact", compact); keyFor = wrap("key", keyFor); isCandidate = wrap("cand", isCandidate); valueOf = wrap("value", valueOf);
   }
   const full = { x0: -1e9, y0: -1e9, x1: 1e9, y1: 1e9 };
+  const tw = performance.now();
   walkDoc(document, "main", 0, 0, full);
+  T.walk = performance.now() - tw;
   return JSON.stringify({
     doc: st.doc,
     url: location.href,

@@ -1,1 +1,437 @@
 //! Set-of-Marks rendering on decoded screenshots (pure).
+//!
+//! One call, [`render`], turns an encoded screenshot plus a list of [`Mark`]s
+//! into an annotated PNG/JPEG and the BAP `annotationMap`:
+//! decode once → downscale to the size cap (before drawing, so badges keep their
+//! pixel size) → redact → draw boxes → lay badges out → draw leaders and badges →
+//! encode once.
+//!
+//! Coordinates: marks and redactions are page CSS px; the output pixel of a CSS
+//! point `p` is `(p − origin) × device_scale_factor × downscale`. Badges and
+//! strokes are sized for output scale 1 and grow with `dpr × downscale` when it
+//! is above 1 (an uncapped DPR-2 capture gets 2× badges).
+//!
+//! Architecture invariant: this module imports only `crate::model`,
+//! `crate::error`, `image`, `ab_glyph` and `serde`/`serde_json`; it does no I/O
+//! (the font is `include_bytes!`-ed) and never panics on input.
+
+mod draw;
+mod layout;
+mod style;
+
+use std::io::Cursor;
+
+use image::codecs::jpeg::JpegEncoder;
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use image::{ExtendedColorType, ImageEncoder, RgbImage};
+
+pub use layout::{check_layout, layout, reading_order, LayoutReport, Placement};
+pub use style::{kind_color, BadgeStyle, BoxStyle, Color, LabelFormat, LineStyle, Style};
+
+use crate::error::{Error, Result};
+use crate::model::{AnnotationMapping, Element, Mark, MarkKind, Point, Rect};
+use draw::{alpha, IRect, Text};
+
+/// Output encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// PNG with fast compression.
+    #[default]
+    Png,
+    /// JPEG at `quality` 1..=100.
+    Jpeg { quality: u8 },
+}
+
+impl OutputFormat {
+    /// BAP's `screenshot.format` string.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            OutputFormat::Png => "png",
+            OutputFormat::Jpeg { .. } => "jpeg",
+        }
+    }
+}
+
+/// The default size cap: fit within 1920×1080, keeping the aspect ratio.
+pub const DEFAULT_MAX_SIZE: (u32, u32) = (1920, 1080);
+
+/// Colour of redaction boxes.
+const REDACT: Color = Color::rgb(0x33, 0x33, 0x33);
+
+/// Everything one render needs.
+#[derive(Debug, Clone)]
+pub struct RenderRequest<'a> {
+    /// Encoded PNG or JPEG screenshot.
+    pub image: &'a [u8],
+    pub marks: &'a [Mark],
+    pub style: &'a Style,
+    /// CSS px → screenshot px (0.5..=4; Chromium uses 1..=3).
+    pub device_scale_factor: f64,
+    /// Page CSS px of the image's top-left (scroll offset or scope origin).
+    pub origin: Point,
+    /// Page CSS px areas covered by opaque boxes (sensitive inputs).
+    pub redact: &'a [Rect],
+    /// Fit the output within this size, keeping the aspect ratio; `None` = no cap.
+    pub max_size: Option<(u32, u32)>,
+    pub format: OutputFormat,
+}
+
+impl<'a> RenderRequest<'a> {
+    /// A request with the defaults: DPR 1, origin (0,0), no redaction, 1920×1080 cap, PNG.
+    pub fn new(image: &'a [u8], marks: &'a [Mark], style: &'a Style) -> Self {
+        RenderRequest {
+            image,
+            marks,
+            style,
+            device_scale_factor: 1.0,
+            origin: Point::default(),
+            redact: &[],
+            max_size: Some(DEFAULT_MAX_SIZE),
+            format: OutputFormat::Png,
+        }
+    }
+}
+
+/// The annotated image and what was drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    pub data: Vec<u8>,
+    pub format: OutputFormat,
+    pub width: u32,
+    pub height: u32,
+    /// Size of the decoded screenshot before the size cap.
+    pub original_width: u32,
+    pub original_height: u32,
+    /// One entry per drawn badge: element marks by number, then pins (`P1`, …).
+    pub annotation_map: Vec<AnnotationMapping>,
+    /// Marks drawn with a badge (pins included).
+    pub drawn: usize,
+    /// Of `drawn`, marks partly outside the image, drawn clipped.
+    pub clipped: usize,
+    /// Marks outside the image, zero-size or non-finite, or whose badge found no room.
+    pub dropped: usize,
+    /// Element marks beyond `maxLabels` (in input order).
+    pub over_limit: usize,
+    /// The clipped boxes (output px) of the marks that were laid out, and their
+    /// badge placements, in the same order: feed them to [`check_layout`].
+    pub boxes: Vec<Rect>,
+    pub placements: Vec<Placement>,
+}
+
+/// The mark for an observed element, coloured by its role.
+pub fn mark_for(element: &Element) -> Mark {
+    Mark {
+        rect: element.bounds,
+        ref_: element.ref_.clone(),
+        kind: MarkKind::from_role(&element.role),
+        color: None,
+    }
+}
+
+fn validate(req: &RenderRequest) -> Result<()> {
+    req.style.validate()?;
+    let dpr = req.device_scale_factor;
+    if !(dpr.is_finite() && (0.5..=4.0).contains(&dpr)) {
+        return Err(Error::invalid_field(
+            "deviceScaleFactor",
+            format!("device scale factor must be between 0.5 and 4, got {dpr}"),
+        ));
+    }
+    if !(req.origin.x.is_finite() && req.origin.y.is_finite()) {
+        return Err(Error::invalid_field("origin", "origin must be finite"));
+    }
+    if let Some((w, h)) = req.max_size {
+        if w == 0 || h == 0 {
+            return Err(Error::invalid_field(
+                "maxSize",
+                format!("size cap must be positive, got {w}x{h}"),
+            ));
+        }
+    }
+    if let OutputFormat::Jpeg { quality } = req.format {
+        if !(1..=100).contains(&quality) {
+            return Err(Error::invalid_field(
+                "quality",
+                format!("JPEG quality must be between 1 and 100, got {quality}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Output size under the cap (never upscales).
+fn fit(w: u32, h: u32, cap: Option<(u32, u32)>) -> (u32, u32) {
+    let Some((mw, mh)) = cap else { return (w, h) };
+    if w <= mw && h <= mh {
+        return (w, h);
+    }
+    let s = (f64::from(mw) / f64::from(w)).min(f64::from(mh) / f64::from(h));
+    let nw = ((f64::from(w) * s).round() as u32).clamp(1, mw);
+    let nh = ((f64::from(h) * s).round() as u32).clamp(1, mh);
+    (nw, nh)
+}
+
+/// Downscale: an exact n×n box filter when the ratio is a whole number, else a triangle filter.
+fn downscale(img: &RgbImage, nw: u32, nh: u32) -> RgbImage {
+    let (w, h) = img.dimensions();
+    let n = w / nw;
+    if n >= 2 && w == nw * n && h == nh * n {
+        let (n, nw_u, w_u) = (n as usize, nw as usize, w as usize);
+        let src: &[u8] = img;
+        let mut out = vec![0u8; nw_u * nh as usize * 3];
+        let mut acc = vec![0u32; nw_u * 3];
+        let div = (n * n) as u32;
+        for oy in 0..nh as usize {
+            acc.iter_mut().for_each(|a| *a = 0);
+            for sy in oy * n..oy * n + n {
+                let row = &src[sy * w_u * 3..(sy + 1) * w_u * 3];
+                for (ox, px) in row.chunks_exact(3 * n).enumerate() {
+                    let a = &mut acc[ox * 3..ox * 3 + 3];
+                    for p in px.chunks_exact(3) {
+                        a[0] += u32::from(p[0]);
+                        a[1] += u32::from(p[1]);
+                        a[2] += u32::from(p[2]);
+                    }
+                }
+            }
+            let o = &mut out[oy * nw_u * 3..(oy + 1) * nw_u * 3];
+            for (d, a) in o.iter_mut().zip(acc.iter()) {
+                *d = ((a + div / 2) / div) as u8;
+            }
+        }
+        if let Some(img) = RgbImage::from_raw(nw, nh, out) {
+            return img;
+        }
+    }
+    image::imageops::resize(img, nw, nh, image::imageops::FilterType::Triangle)
+}
+
+/// One mark that survived clipping.
+struct Item {
+    mark: usize,
+    rect: Rect,
+    /// Which edges (top, bottom, left, right) are the mark's own, not the image's.
+    sides: [bool; 4],
+    clipped: bool,
+    pin: bool,
+    label: String,
+}
+
+/// Decode, annotate and encode one screenshot.
+pub fn render(req: &RenderRequest) -> Result<Rendered> {
+    validate(req)?;
+    let decoded = image::load_from_memory(req.image)
+        .map_err(|e| Error::Image(format!("cannot decode screenshot: {e}")))?;
+    let mut img = decoded.into_rgb8();
+    let (ow, oh) = img.dimensions();
+    if ow == 0 || oh == 0 {
+        return Err(Error::Image("screenshot is empty".into()));
+    }
+    let (w, h) = fit(ow, oh, req.max_size);
+    if (w, h) != (ow, oh) {
+        img = downscale(&img, w, h);
+    }
+    let dpr = req.device_scale_factor;
+    let kx = dpr * f64::from(w) / f64::from(ow);
+    let ky = dpr * f64::from(h) / f64::from(oh);
+    let (fw, fh) = (f64::from(w), f64::from(h));
+    let image_rect = Rect::new(0.0, 0.0, fw, fh);
+    let to_image = |r: &Rect| {
+        Rect::new(
+            (r.x - req.origin.x) * kx,
+            (r.y - req.origin.y) * ky,
+            r.width * kx,
+            r.height * ky,
+        )
+    };
+    let style = req.style;
+
+    // Classify marks: dropped, over the label limit, or kept (maybe clipped).
+    let mut dropped = 0;
+    let mut over_limit = 0;
+    let mut n_elements = 0;
+    let mut items: Vec<Item> = Vec::new();
+    for (i, m) in req.marks.iter().enumerate() {
+        let r = to_image(&m.rect);
+        let finite =
+            r.x.is_finite() && r.y.is_finite() && r.width.is_finite() && r.height.is_finite();
+        let clip = if finite && !r.is_empty() {
+            r.intersection(&image_rect)
+                .filter(|c| c.width >= 1.0 && c.height >= 1.0)
+        } else {
+            None
+        };
+        let Some(c) = clip else {
+            dropped += 1;
+            continue;
+        };
+        let pin = m.kind == MarkKind::Pin;
+        if !pin {
+            if style.max_labels.is_some_and(|max| n_elements >= max) {
+                over_limit += 1;
+                continue;
+            }
+            n_elements += 1;
+        }
+        let clipped = r.x < -0.5 || r.y < -0.5 || r.right() > fw + 0.5 || r.bottom() > fh + 0.5;
+        items.push(Item {
+            mark: i,
+            rect: c,
+            sides: [
+                r.y >= -0.5,
+                r.bottom() <= fh + 0.5,
+                r.x >= -0.5,
+                r.right() <= fw + 0.5,
+            ],
+            clipped,
+            pin,
+            label: String::new(),
+        });
+    }
+
+    // Number elements and pins separately, in reading order.
+    let mut numbers = vec![0usize; items.len()];
+    for pin in [false, true] {
+        let idx: Vec<usize> = (0..items.len()).filter(|&i| items[i].pin == pin).collect();
+        let rects: Vec<Rect> = idx.iter().map(|&i| items[i].rect).collect();
+        for (n, k) in reading_order(&rects).into_iter().enumerate() {
+            let i = idx[k];
+            numbers[i] = n + 1;
+            let m = &req.marks[items[i].mark];
+            items[i].label = if pin {
+                format!("P{}", n + 1)
+            } else {
+                style.label_format.label(n + 1, &m.ref_)
+            };
+        }
+    }
+
+    // Badge sizes and layout.
+    let metrics = style.metrics(kx);
+    let mut text = Text::new(metrics.font_px)?;
+    let sizes: Vec<(f64, f64)> = items
+        .iter()
+        .map(|it| {
+            let tw = text.width(&it.label) + 2.0 * metrics.pad_x;
+            (tw.max(metrics.badge_h), metrics.badge_h)
+        })
+        .collect();
+    let rects: Vec<Rect> = items.iter().map(|it| it.rect).collect();
+    let places = layout(&rects, &sizes, (w, h));
+
+    // Redactions first, so marks stay visible on top of them.
+    for r in req.redact {
+        let r = to_image(r);
+        fill_rect(&mut img, IRect::outer(r.x, r.y, r.width, r.height), REDACT);
+    }
+
+    // Boxes, then leaders, then badges (badges always on top).
+    let op = alpha(style.opacity);
+    let stroke_w = metrics.stroke as i64;
+    for (it, p) in items.iter().zip(&places) {
+        if !p.placed {
+            continue;
+        }
+        let m = &req.marks[it.mark];
+        let r = it.rect;
+        let ir = IRect::round(r.x, r.y, r.width, r.height);
+        if it.pin {
+            let c = style.box_color(m.kind, m.color.as_deref());
+            draw::stroke(&mut img, ir, stroke_w, c, op, true, it.sides);
+        } else if style.show_bounding_box {
+            let c = style.box_color(m.kind, m.color.as_deref());
+            let dashed = style.box_.style == LineStyle::Dashed;
+            draw::stroke(&mut img, ir, stroke_w, c, op, dashed, it.sides);
+        }
+    }
+    for (it, p) in items.iter().zip(&places) {
+        if let (true, Some((a, b))) = (p.placed, p.leader) {
+            let m = &req.marks[it.mark];
+            let c = style.box_color(m.kind, m.color.as_deref());
+            draw::line(&mut img, (a.x, a.y), (b.x, b.y), c);
+        }
+    }
+    let mut map_elements: Vec<(usize, AnnotationMapping)> = Vec::new();
+    let mut map_pins: Vec<(usize, AnnotationMapping)> = Vec::new();
+    let mut drawn = 0;
+    let mut clipped = 0;
+    for ((it, p), n) in items.iter().zip(&places).zip(&numbers) {
+        if !p.placed {
+            dropped += 1;
+            continue;
+        }
+        let m = &req.marks[it.mark];
+        let fill_c = style.badge_color(m.kind, m.color.as_deref());
+        let text_c = style.text_color(fill_c, m.kind);
+        let br = IRect::round(p.rect.x, p.rect.y, p.rect.width, p.rect.height);
+        draw::badge(&mut img, br, fill_c, op, text_c, it.pin);
+        text.draw_centered(&mut img, br, &it.label, text_c);
+        drawn += 1;
+        clipped += usize::from(it.clipped);
+        let entry = AnnotationMapping {
+            label: it.label.clone(),
+            ref_: m.ref_.clone(),
+            position: Point {
+                x: br.x0 as f64,
+                y: br.y0 as f64,
+            },
+        };
+        if it.pin {
+            map_pins.push((*n, entry));
+        } else {
+            map_elements.push((*n, entry));
+        }
+    }
+    map_elements.sort_by_key(|(n, _)| *n);
+    map_pins.sort_by_key(|(n, _)| *n);
+    let annotation_map = map_elements
+        .into_iter()
+        .chain(map_pins)
+        .map(|(_, e)| e)
+        .collect();
+
+    let data = encode(&img, req.format)?;
+    Ok(Rendered {
+        data,
+        format: req.format,
+        width: w,
+        height: h,
+        original_width: ow,
+        original_height: oh,
+        annotation_map,
+        drawn,
+        clipped,
+        dropped,
+        over_limit,
+        boxes: rects,
+        placements: places,
+    })
+}
+
+fn fill_rect(img: &mut RgbImage, r: IRect, c: Color) {
+    draw::fill(img, r, c, 256);
+}
+
+/// Encode an RGB image (PNG with fast compression, or JPEG).
+pub fn encode(img: &RgbImage, format: OutputFormat) -> Result<Vec<u8>> {
+    let (w, h) = img.dimensions();
+    let mut out = Vec::with_capacity((w as usize * h as usize) / 4 + 1024);
+    match format {
+        OutputFormat::Png => {
+            PngEncoder::new_with_quality(
+                Cursor::new(&mut out),
+                CompressionType::Fast,
+                FilterType::Adaptive,
+            )
+            .write_image(img, w, h, ExtendedColorType::Rgb8)?;
+        }
+        OutputFormat::Jpeg { quality } => {
+            JpegEncoder::new_with_quality(Cursor::new(&mut out), quality.clamp(1, 100))
+                .write_image(img, w, h, ExtendedColorType::Rgb8)?;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

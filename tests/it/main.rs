@@ -1,6 +1,11 @@
 //! The one integration-test binary. Each module covers one area; browser tests
 //! share one Chromium through `harness`.
 mod act;
+mod annotations;
+mod browser;
+mod cli;
 mod harness;
 mod observe;
+mod render;
 mod rpc_types;
+mod tidy;

@@ -1,5 +1,348 @@
 //! Discovery and refs on real Chromium, for every fixture.
 use crate::harness::*;
+use pinpoint::app::PageState;
+use pinpoint::model::{Element, Observation};
+use pinpoint::refs::Lookup;
+use std::collections::{HashMap, HashSet};
+
+const FIXTURES: &[&str] = &[
+    "demo.html",
+    "forms.html",
+    "nav.html",
+    "shadow.html",
+    "iframe.html",
+    "modal.html",
+    "hidden.html",
+    "shop.html",
+    "spa.html",
+    "sidebar.html",
+    "actions.html",
+];
+
+async fn key_of(p: &PageState, r: &str) -> u64 {
+    let st = p.refs.lock().await;
+    match st.registry.lookup(r) {
+        Lookup::Live(e) => e.key.expect("live key"),
+        other => panic!("{r} not live: {other:?}"),
+    }
+}
+
+fn node_expr(key: u64) -> String {
+    format!("window[Symbol.for('pinpoint.state')].byKey.get({key}).deref()")
+}
+
+fn by_id<'a>(o: &'a Observation, id: &str) -> Option<&'a Element> {
+    o.elements.iter().find(|e| e.id.as_deref() == Some(id))
+}
+
+/// Role and name of every element of every fixture agree with Chromium's accessibility tree.
+#[test]
+fn role_and_name_agree_with_chromium_accessibility_tree() {
+    run(async {
+        let mut mismatches = Vec::new();
+        let mut checked = 0;
+        for f in FIXTURES {
+            let p = open(f).await;
+            let o = observe(&p).await;
+            let ax = p.page.ax_tree().await.expect("ax tree");
+            let ax: HashMap<i64, _> = ax
+                .iter()
+                .filter_map(|n| n.backend_node_id.map(|b| (b, n)))
+                .collect();
+            for e in &o.elements {
+                let key = key_of(&p, &e.ref_).await;
+                let backend = p
+                    .page
+                    .backend_node_id(&node_expr(key))
+                    .await
+                    .expect("backend id");
+                let Some(n) = ax.get(&backend) else {
+                    mismatches.push(format!(
+                        "{f}: {} ({} {:?}) has no AX node",
+                        e.ref_, e.role, e.name
+                    ));
+                    continue;
+                };
+                checked += 1;
+                if n.role != e.role || n.name.trim() != e.name {
+                    mismatches.push(format!(
+                        "{f}: {} ours role={} name={:?} | chromium role={} name={:?}",
+                        e.ref_, e.role, e.name, n.role, n.name
+                    ));
+                }
+            }
+            session().await.close_page(&p.id).await.ok();
+        }
+        assert!(checked > 150, "only {checked} elements checked");
+        assert!(
+            mismatches.is_empty(),
+            "{} mismatches of {checked}:\n{}",
+            mismatches.len(),
+            mismatches.join("\n")
+        );
+    });
+}
+
+#[test]
+fn visibility_matches_fixture_expectations() {
+    run(async {
+        let p = open("hidden.html").await;
+        let o = observe(&p).await;
+        let expect: HashMap<String, String> = serde_json::from_value(
+            js(&p, "Object.fromEntries([...document.querySelectorAll('[data-expect]')].map(e => [e.id, e.dataset.expect]))").await,
+        )
+        .unwrap();
+        assert!(expect.len() >= 20);
+        for (id, want) in &expect {
+            let e = by_id(&o, id);
+            match want.as_str() {
+                "visible" => {
+                    let e = e.unwrap_or_else(|| panic!("{id} not found"));
+                    assert!(e.visible && e.in_viewport && !e.occluded, "{id}: {e:?}");
+                }
+                "hidden" => assert!(
+                    e.is_none() || !e.unwrap().visible,
+                    "{id} should be hidden: {e:?}"
+                ),
+                "offscreen" => assert!(
+                    e.is_none() || !e.unwrap().in_viewport,
+                    "{id} should be off-screen"
+                ),
+                "below-fold" => {
+                    let e = e.unwrap_or_else(|| panic!("{id} not found"));
+                    assert!(!e.in_viewport && e.bounds.y >= 720.0, "{id}: {e:?}");
+                }
+                other => panic!("unknown expectation {other}"),
+            }
+        }
+    });
+}
+
+#[test]
+fn shadow_dom_and_iframe_elements_have_page_coordinates() {
+    run(async {
+        let p = open("shadow.html").await;
+        let o = observe(&p).await;
+        let shadow: Vec<_> = o.elements.iter().filter(|e| e.shadow).collect();
+        assert!(
+            shadow.len() >= 3,
+            "open shadow roots (nested too) are walked: {shadow:?}"
+        );
+        assert!(
+            shadow.iter().any(|e| e.role == "link"),
+            "nested shadow root link found"
+        );
+
+        let p = open("iframe.html").await;
+        let o = observe(&p).await;
+        let inner: Vec<_> = o.elements.iter().filter(|e| e.frame != "main").collect();
+        assert!(
+            inner.len() >= 3,
+            "same-origin iframe walked: {:?}",
+            o.elements
+        );
+        // Compare with the frame's own geometry, computed independently in the page.
+        let want = js(&p, "(() => { const f = document.querySelector('iframe'); const fr = f.getBoundingClientRect(); const cs = getComputedStyle(f); const b = f.contentDocument.querySelector('button').getBoundingClientRect(); return [fr.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft) + b.left + scrollX, fr.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop) + b.top + scrollY]; })()").await;
+        let btn = inner
+            .iter()
+            .find(|e| e.role == "button")
+            .expect("iframe button");
+        assert!(
+            (btn.bounds.x - want[0].as_f64().unwrap()).abs() < 1.0
+                && (btn.bounds.y - want[1].as_f64().unwrap()).abs() < 1.0,
+            "{:?} vs {want}",
+            btn.bounds
+        );
+        assert!(btn.bounds.x >= 100.0 && btn.bounds.y >= 150.0);
+    });
+}
+
+#[test]
+fn modal_overlay_occludes_page_buttons_and_names_the_cover() {
+    run(async {
+        let p = open("modal.html").await;
+        let o = observe(&p).await;
+        let covered: Vec<_> = o.elements.iter().filter(|e| e.occluded).collect();
+        assert!(covered.len() >= 3, "{:?}", o.elements);
+        for e in &covered {
+            assert!(
+                e.occluded_by.as_deref().unwrap_or("").contains("backdrop")
+                    || e.occluded_by.as_deref().unwrap_or("").contains("modal"),
+                "{e:?}"
+            );
+        }
+        let dialog: Vec<_> = o
+            .elements
+            .iter()
+            .filter(|e| {
+                e.anchor.contains("dialog")
+                    || e.id.as_deref().map_or(false, |i| i.starts_with("modal-"))
+            })
+            .collect();
+        assert!(
+            !dialog.is_empty() && dialog.iter().all(|e| !e.occluded),
+            "dialog buttons are not covered"
+        );
+        // Closing the modal uncovers them.
+        js(&p, "closeModal()").await;
+        let o = observe(&p).await;
+        assert!(
+            o.elements
+                .iter()
+                .filter(|e| e.in_viewport)
+                .all(|e| !e.occluded),
+            "{:?}",
+            o.elements
+        );
+    });
+}
+
+#[test]
+fn six_identical_buttons_get_six_refs_that_survive_rerender_and_reorder() {
+    run(async {
+        let p = open("shop.html").await;
+        let a = observe(&p).await;
+        let carts: Vec<_> = a
+            .elements
+            .iter()
+            .filter(|e| e.name == "Add to cart")
+            .collect();
+        assert_eq!(carts.len(), 6);
+        let refs: HashSet<_> = carts.iter().map(|e| e.ref_.clone()).collect();
+        assert_eq!(refs.len(), 6, "six distinct refs");
+        let by_card: HashMap<_, _> = carts
+            .iter()
+            .map(|e| (e.anchor.clone(), e.ref_.clone()))
+            .collect();
+        assert_eq!(by_card.len(), 6, "each anchored to its own card");
+        js(
+            &p,
+            "scenarios.rerenderCards(); scenarios.reorderCards(); true",
+        )
+        .await;
+        let b = observe(&p).await;
+        let after: HashMap<_, _> = b
+            .elements
+            .iter()
+            .filter(|e| e.name == "Add to cart")
+            .map(|e| (e.anchor.clone(), e.ref_.clone()))
+            .collect();
+        assert_eq!(by_card, after);
+        let all: HashSet<_> = b.elements.iter().map(|e| &e.ref_).collect();
+        assert_eq!(all.len(), b.elements.len(), "no two elements share a ref");
+    });
+}
+
+#[test]
+fn ref_stability_scenarios_meet_the_goals() {
+    run(async {
+        let s = session().await;
+        let base = url("").await;
+        let rows = pinpoint::app::bench::ref_stability(&s, &base)
+            .await
+            .expect("scenarios");
+        for r in &rows {
+            assert!(r.unique, "{}: duplicate refs", r.scenario);
+            assert!(r.survivors > 0, "{}: nothing to compare", r.scenario);
+            let goal = if r.scenario.contains("render")
+                || r.scenario.contains("reorder")
+                || r.scenario.contains("all")
+            {
+                0.99
+            } else {
+                1.0
+            };
+            assert!(
+                r.share() >= goal,
+                "{} kept {:.1}% < {:.0}%",
+                r.scenario,
+                r.share() * 100.0,
+                goal * 100.0
+            );
+        }
+    });
+}
+
+#[test]
+fn spa_route_change_keeps_registry_and_new_document_resets_it() {
+    run(async {
+        let s = session().await;
+        let p = open("spa.html").await;
+        let a = observe(&p).await;
+        js(&p, "app.route('/settings'); true").await;
+        let b = observe(&p).await;
+        assert!(
+            b.changes.is_some(),
+            "same document: changes against the previous observation"
+        );
+        js(&p, "app.route('/'); true").await;
+        let c = observe(&p).await;
+        let ra: HashSet<_> = a.elements.iter().map(|e| &e.ref_).collect();
+        let rc: HashSet<_> = c.elements.iter().map(|e| &e.ref_).collect();
+        assert_eq!(ra, rc, "back on the list view, the same refs");
+        // A new document at another URL starts a fresh registry.
+        s.navigate(
+            &p,
+            &url("shop.html").await,
+            pinpoint::browser::LoadState::Load,
+            std::time::Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+        let d = observe(&p).await;
+        assert!(
+            d.changes.is_none(),
+            "fresh registry has no previous observation"
+        );
+        assert!(d
+            .elements
+            .iter()
+            .all(|e| e.stability == pinpoint::model::Stability::New));
+    });
+}
+
+#[test]
+fn sensitive_values_are_redacted_and_states_reported() {
+    run(async {
+        let p = open("forms.html").await;
+        js(
+            &p,
+            "document.querySelector('input[type=password]').value = 'hunter2'; true",
+        )
+        .await;
+        let o = observe(&p).await;
+        let pw = o
+            .elements
+            .iter()
+            .find(|e| e.input_type.as_deref() == Some("password"))
+            .expect("password field");
+        assert!(pw.sensitive);
+        assert_ne!(pw.value.as_deref(), Some("hunter2"));
+        assert!(o.elements.iter().any(|e| e.disabled));
+        assert!(o
+            .elements
+            .iter()
+            .any(|e| e.checked == Some(pinpoint::model::Checked::Bool(true))));
+        assert!(
+            o.elements
+                .iter()
+                .all(|e| e.input_type.as_deref() != Some("hidden")),
+            "hidden inputs are not listed"
+        );
+    });
+}
+
+#[test]
+fn large_page_lists_every_element() {
+    run(async {
+        let p = open("many.html?n=5000").await;
+        let o = observe(&p).await;
+        assert_eq!(o.elements.len(), 5000);
+        assert_eq!(o.total, 5000);
+        let refs: HashSet<_> = o.elements.iter().map(|e| &e.ref_).collect();
+        assert_eq!(refs.len(), 5000);
+    });
+}
 
 #[test]
 #[ignore]
@@ -20,5 +363,71 @@ fn profile_discovery() {
             .await
             .unwrap();
         println!("round trip {:?}", t.elapsed());
+    });
+}
+
+#[test]
+#[ignore]
+fn profile_ablation() {
+    run(async {
+        let p = open("many.html?n=2000").await;
+        let base = pinpoint::observe::DISCOVER_JS
+            .trim_end()
+            .trim_end_matches(';')
+            .to_string();
+        let variants: Vec<(&str, String)> = vec![
+            ("full", base.clone()),
+            (
+                "no name",
+                base.replace(
+                    "function nameOf(el, role) {",
+                    "function nameOf(el, role) { return '';",
+                ),
+            ),
+            (
+                "no anchor",
+                base.replace(
+                    "function anchorOf(el, doc) {",
+                    "function anchorOf(el, doc) { return '';",
+                ),
+            ),
+            (
+                "no css",
+                base.replace(
+                    "function cssPath(el) {",
+                    "function cssPath(el) { return '';",
+                ),
+            ),
+            (
+                "no hit",
+                base.replace(
+                    "function deepHit(doc, x, y) {",
+                    "function deepHit(doc, x, y) { return null;",
+                ),
+            ),
+            (
+                "no clickable",
+                base.replace(
+                    "function nonSemanticClickable(el, win, marks) {",
+                    "function nonSemanticClickable(el, win, marks) { return false;",
+                ),
+            ),
+            (
+                "no value",
+                base.replace(
+                    "function valueOf(el, role) {",
+                    "function valueOf(el, role) { return null;",
+                ),
+            ),
+        ];
+        for (name, src) in &variants {
+            let mut ts = Vec::new();
+            for _ in 0..7 {
+                let v = js(&p, &format!("(() => {{ const t = performance.now(); ({src})({{}}); return performance.now() - t; }})()")).await;
+                ts.push(v.as_f64().unwrap());
+            }
+            ts.sort_by(|a, b| a.total_cmp(b));
+            println!("{name:<14} median {:.1} ms  min {:.1}", ts[3], ts[0]);
+        }
     });
 }

@@ -1,0 +1,232 @@
+//! The annotated-screenshot pipeline: capture and discovery run concurrently,
+//! then the pure renderer draws the marks (server-side) in one decode/encode.
+
+use super::{ObserveOptions, PageState, Session};
+use crate::browser::{ScreenshotFormat, ScreenshotRequest};
+use crate::error::{Error, Result};
+use crate::model::{AnnotationMapping, Mark, MarkKind, Observation, Point, Rect};
+use crate::render::{self, OutputFormat, RenderRequest, Style};
+use std::time::Instant;
+
+/// Chromium cannot capture taller surfaces in one piece.
+pub const MAX_CAPTURE_PX: f64 = 16_384.0;
+
+/// What part of the page to capture.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Area {
+    #[default]
+    Viewport,
+    FullPage,
+    /// The bounding box of the first element matching a CSS selector.
+    Selector(String),
+    /// A rectangle in page CSS px.
+    Rect(Rect),
+}
+
+/// Options of one annotated capture.
+#[derive(Debug, Clone)]
+pub struct ShotOptions {
+    pub area: Area,
+    /// Draw marks (otherwise a plain screenshot, sensitive inputs still covered).
+    pub marks: bool,
+    pub style: Style,
+    pub format: OutputFormat,
+    /// Fit within this size (`None` = no cap).
+    pub max_size: Option<(u32, u32)>,
+    /// Cover sensitive inputs with opaque boxes.
+    pub redact: bool,
+    /// Extra marks drawn on top (annotation pins).
+    pub pins: Vec<Mark>,
+    pub observe: ObserveOptions,
+}
+
+impl Default for ShotOptions {
+    fn default() -> Self {
+        ShotOptions {
+            area: Area::Viewport,
+            marks: true,
+            style: Style::default(),
+            format: OutputFormat::Png,
+            max_size: Some(render::DEFAULT_MAX_SIZE),
+            redact: true,
+            pins: Vec::new(),
+            observe: ObserveOptions::default(),
+        }
+    }
+}
+
+/// An annotated screenshot and the observation it was drawn from.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shot {
+    #[serde(skip)]
+    pub data: Vec<u8>,
+    pub format: &'static str,
+    pub width: u32,
+    pub height: u32,
+    pub original_width: u32,
+    pub original_height: u32,
+    /// The captured area in page CSS px.
+    pub area: Rect,
+    pub annotated: bool,
+    pub annotation_map: Vec<AnnotationMapping>,
+    /// Marks that were drawn, clipped at the edge, dropped, or over `maxLabels`.
+    pub drawn: usize,
+    pub clipped: usize,
+    pub dropped: usize,
+    pub over_limit: usize,
+    pub redacted: usize,
+    pub screenshot_ms: f64,
+    pub render_ms: f64,
+    pub observation: Observation,
+}
+
+impl Session {
+    /// Capture (viewport, full page or a scope) and draw the marks.
+    pub async fn shot(&self, page: &PageState, opts: &ShotOptions) -> Result<Shot> {
+        let dpr = page.page.viewport().dpr;
+        // The capture area must be known before a full-page or scoped capture;
+        // a viewport capture runs concurrently with discovery.
+        let (png, obs, area, shot_ms) = match &opts.area {
+            Area::Viewport => {
+                let req = ScreenshotRequest {
+                    format: ScreenshotFormat::Png,
+                    clip: None,
+                    beyond_viewport: false,
+                };
+                let shot = async {
+                    let t = Instant::now();
+                    let r = page.page.screenshot(&req).await;
+                    (r, t.elapsed().as_secs_f64() * 1000.0)
+                };
+                let ((png, ms), obs) = tokio::join!(shot, self.observe(page, &opts.observe));
+                let obs = obs?;
+                let v = obs.viewport;
+                (
+                    png?,
+                    obs,
+                    Rect::new(v.scroll_x, v.scroll_y, v.width, v.height),
+                    ms,
+                )
+            }
+            other => {
+                let obs = self.observe(page, &opts.observe).await?;
+                let area = match other {
+                    Area::FullPage => Rect::new(0.0, 0.0, obs.page_width, obs.page_height),
+                    Area::Selector(sel) => scope_rect(page, sel).await?,
+                    Area::Rect(r) => *r,
+                    Area::Viewport => Rect::new(
+                        obs.viewport.scroll_x,
+                        obs.viewport.scroll_y,
+                        obs.viewport.width,
+                        obs.viewport.height,
+                    ),
+                };
+                if area.is_empty() || !area.x.is_finite() || !area.y.is_finite() {
+                    return Err(Error::invalid_field(
+                        "scope",
+                        format!("the capture area is empty: {area:?}"),
+                    ));
+                }
+                if area.height * dpr > MAX_CAPTURE_PX || area.width * dpr > MAX_CAPTURE_PX {
+                    return Err(Error::ResourceLimit {
+                        resource: "capture height/width (device px)".into(),
+                        limit: MAX_CAPTURE_PX as u64,
+                        current: (area.height.max(area.width) * dpr) as u64,
+                    });
+                }
+                let req = ScreenshotRequest {
+                    format: ScreenshotFormat::Png,
+                    clip: Some(area),
+                    beyond_viewport: true,
+                };
+                let t = Instant::now();
+                let png = page.page.screenshot(&req).await?;
+                (png, obs, area, t.elapsed().as_secs_f64() * 1000.0)
+            }
+        };
+        let t1 = Instant::now();
+        let mut marks: Vec<Mark> = Vec::new();
+        if opts.marks {
+            for e in &obs.elements {
+                if !e.visible || e.occluded || e.bounds.intersection(&area).is_none() {
+                    continue;
+                }
+                let mut m = render::mark_for(e);
+                if e.editable && m.kind == MarkKind::Other {
+                    m.kind = MarkKind::TextInput;
+                }
+                marks.push(m);
+            }
+        }
+        marks.extend(opts.pins.iter().cloned());
+        let redact: Vec<Rect> = if opts.redact {
+            obs.elements
+                .iter()
+                .filter(|e| e.sensitive)
+                .map(|e| e.bounds)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let req = RenderRequest {
+            image: &png,
+            marks: &marks,
+            style: &opts.style,
+            device_scale_factor: dpr,
+            origin: Point {
+                x: area.x,
+                y: area.y,
+            },
+            redact: &redact,
+            max_size: opts.max_size,
+            format: opts.format,
+        };
+        let out = render::render(&req)?;
+        let render_ms = t1.elapsed().as_secs_f64() * 1000.0;
+        let mut observation = obs;
+        observation.timings.screenshot_ms = Some(shot_ms);
+        observation.timings.render_ms = Some(render_ms);
+        Ok(Shot {
+            format: out.format.as_str(),
+            width: out.width,
+            height: out.height,
+            original_width: out.original_width,
+            original_height: out.original_height,
+            area,
+            annotated: out.drawn > 0,
+            annotation_map: out.annotation_map,
+            drawn: out.drawn,
+            clipped: out.clipped,
+            dropped: out.dropped,
+            over_limit: out.over_limit,
+            redacted: redact.len(),
+            screenshot_ms: shot_ms,
+            render_ms,
+            data: out.data,
+            observation,
+        })
+    }
+}
+
+/// Page CSS px rectangle of the first element matching `sel` (shadow roots not pierced).
+async fn scope_rect(page: &PageState, sel: &str) -> Result<Rect> {
+    let js = format!(
+        "(() => {{ let el; try {{ el = document.querySelector({s}); }} catch (e) {{ return 'bad'; }} if (!el) return null; const r = el.getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY, r.width, r.height]; }})()",
+        s = serde_json::to_string(sel)?
+    );
+    match page.page.eval(&js).await? {
+        serde_json::Value::Array(v) if v.len() == 4 => {
+            let n: Vec<f64> = v.iter().map(|x| x.as_f64().unwrap_or(0.0)).collect();
+            Ok(Rect::new(n[0], n[1], n[2], n[3]))
+        }
+        serde_json::Value::String(s) if s == "bad" => Err(Error::invalid_field(
+            "scope",
+            format!("{sel:?} is not a valid CSS selector"),
+        )),
+        _ => Err(Error::ElementNotFound {
+            target: sel.to_string(),
+            stale: false,
+        }),
+    }
+}

@@ -1,0 +1,570 @@
+//! Pure label layout for Set-of-Marks: reading-order numbering, collision-free
+//! badge placement, and a checker that measures a layout against the rules.
+//!
+//! All coordinates are output-image pixels. Hard rules: no two badges overlap
+//! and every placed badge lies fully inside the image. Soft rules: a badge does
+//! not cover another marked box (boxes that contain its own box do not count)
+//! when a free spot exists, and it touches its own box or gets a leader line.
+//! The result depends only on the inputs (no hashing, no randomness).
+
+use crate::model::{Point, Rect};
+
+/// Where one badge goes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Placement {
+    /// Badge rectangle in image pixels (meaningless when `placed` is false).
+    pub rect: Rect,
+    /// False when no spot inside the image was free of other badges.
+    pub placed: bool,
+    /// A line from the badge to its box, set when the badge does not touch the box.
+    pub leader: Option<(Point, Point)>,
+}
+
+/// What [`check_layout`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LayoutReport {
+    /// Pairs of placed badges that overlap (must be 0).
+    pub badge_overlaps: usize,
+    /// Placed badges not fully inside the image (must be 0).
+    pub outside_image: usize,
+    /// Placed badges covering part of another mark's box (boxes containing their own box excluded).
+    pub covering_other_marks: usize,
+    /// Placed badges that neither touch their box nor have a leader line.
+    pub detached_without_leader: usize,
+    /// Badges that could not be placed at all.
+    pub unplaced: usize,
+}
+
+const CELL: f64 = 32.0;
+
+/// A uniform grid over the image: each cell lists the ids of rectangles touching it.
+struct Grid {
+    cols: usize,
+    rows: usize,
+    cells: Vec<Vec<u32>>,
+}
+
+impl Grid {
+    fn new(w: f64, h: f64) -> Grid {
+        let cols = ((w / CELL).ceil() as usize).clamp(1, 4096);
+        let rows = ((h / CELL).ceil() as usize).clamp(1, 4096);
+        Grid {
+            cols,
+            rows,
+            cells: vec![Vec::new(); cols * rows],
+        }
+    }
+
+    fn span(&self, r: &Rect) -> (usize, usize, usize, usize) {
+        let c = |v: f64, n: usize| ((v / CELL).floor().max(0.0) as usize).min(n - 1);
+        (
+            c(r.x, self.cols),
+            c(r.right(), self.cols),
+            c(r.y, self.rows),
+            c(r.bottom(), self.rows),
+        )
+    }
+
+    fn insert(&mut self, id: usize, r: &Rect) {
+        let (c0, c1, r0, r1) = self.span(r);
+        for row in r0..=r1 {
+            for col in c0..=c1 {
+                self.cells[row * self.cols + col].push(id as u32);
+            }
+        }
+    }
+
+    /// Calls `f` with each id near `r` (an id may repeat across cells).
+    fn each(&self, r: &Rect, mut f: impl FnMut(usize) -> bool) -> bool {
+        let (c0, c1, r0, r1) = self.span(r);
+        for row in r0..=r1 {
+            for col in c0..=c1 {
+                for &id in &self.cells[row * self.cols + col] {
+                    if f(id as usize) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+fn finite(r: &Rect) -> bool {
+    r.x.is_finite() && r.y.is_finite() && r.width.is_finite() && r.height.is_finite()
+}
+
+/// Indices of `boxes` in reading order: rows top to bottom (boxes whose vertical
+/// centres lie within half the smaller box height of the row's first box share
+/// a row), then left to right. Non-finite boxes go last, in input order.
+pub fn reading_order(boxes: &[Rect]) -> Vec<usize> {
+    let (mut ok, bad): (Vec<usize>, Vec<usize>) =
+        (0..boxes.len()).partition(|&i| finite(&boxes[i]));
+    let cy = |i: usize| boxes[i].y + boxes[i].height / 2.0;
+    ok.sort_by(|&a, &b| {
+        cy(a)
+            .total_cmp(&cy(b))
+            .then(boxes[a].x.total_cmp(&boxes[b].x))
+            .then(a.cmp(&b))
+    });
+    let mut out = Vec::with_capacity(boxes.len());
+    let mut i = 0;
+    while i < ok.len() {
+        let anchor = ok[i];
+        let mut j = i + 1;
+        while j < ok.len() {
+            let tol = 0.5 * boxes[anchor].height.min(boxes[ok[j]].height).max(1.0);
+            if cy(ok[j]) - cy(anchor) <= tol {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        let mut row = ok[i..j].to_vec();
+        row.sort_by(|&a, &b| {
+            boxes[a]
+                .x
+                .total_cmp(&boxes[b].x)
+                .then(cy(a).total_cmp(&cy(b)))
+                .then(a.cmp(&b))
+        });
+        out.extend(row);
+        i = j;
+    }
+    out.extend(bad);
+    out
+}
+
+/// Whether `a` touches or overlaps `b` (within one pixel).
+fn touches(a: &Rect, b: &Rect) -> bool {
+    a.x <= b.right() + 1.0
+        && b.x <= a.right() + 1.0
+        && a.y <= b.bottom() + 1.0
+        && b.y <= a.bottom() + 1.0
+}
+
+struct Ctx<'a> {
+    boxes: &'a [Rect],
+    box_grid: Grid,
+    badge_grid: Grid,
+    badges: Vec<Rect>,
+    w: f64,
+    h: f64,
+}
+
+impl Ctx<'_> {
+    fn inside(&self, r: &Rect) -> bool {
+        r.x >= 0.0 && r.y >= 0.0 && r.right() <= self.w && r.bottom() <= self.h
+    }
+
+    fn hits_badge(&self, r: &Rect) -> bool {
+        self.badge_grid.each(r, |id| self.badges[id].intersects(r))
+    }
+
+    /// Area of other marks' boxes covered by `r` (boxes containing box `own` excluded).
+    fn cover(&self, r: &Rect, own: usize) -> f64 {
+        let mut area = 0.0;
+        let mut seen: Vec<usize> = Vec::new();
+        self.box_grid.each(r, |id| {
+            if id != own && !seen.contains(&id) {
+                seen.push(id);
+                let b = &self.boxes[id];
+                if !b.contains(&self.boxes[own]) {
+                    if let Some(x) = b.intersection(r) {
+                        area += x.area();
+                    }
+                }
+            }
+            false
+        });
+        area
+    }
+
+    /// Whether badge `r` lines up better with another nearby box than with its own
+    /// (its vertical centre is closer to that box's, which overlaps its band and
+    /// lies within two badge heights sideways): readers would pair them wrongly.
+    fn ambiguous(&self, r: &Rect, own: usize) -> bool {
+        let ob = &self.boxes[own];
+        let cy = r.y + r.height / 2.0;
+        let own_off = (cy - (ob.y + ob.height / 2.0)).abs();
+        let reach = 2.0 * r.height;
+        let probe = Rect::new(r.x - reach, r.y, r.width + 2.0 * reach, r.height);
+        self.box_grid.each(&probe, |id| {
+            if id == own {
+                return false;
+            }
+            let b = &self.boxes[id];
+            if b.contains(ob) || !(r.y < b.bottom() && b.y < r.bottom()) {
+                return false;
+            }
+            let hgap = (b.x - r.right()).max(r.x - b.right()).max(0.0);
+            hgap < reach && (cy - (b.y + b.height / 2.0)).abs() < own_off
+        })
+    }
+}
+
+/// Distance between two rectangles (0 when they touch or overlap).
+fn gap(a: &Rect, b: &Rect) -> f64 {
+    let dx = (b.x - a.right()).max(a.x - b.right()).max(0.0);
+    let dy = (b.y - a.bottom()).max(a.y - b.bottom()).max(0.0);
+    (dx * dx + dy * dy).sqrt()
+}
+
+/// The pair of nearest points between a badge and its box, for a leader line.
+fn leader(badge: &Rect, b: &Rect) -> (Point, Point) {
+    let (cx, cy) = badge.center();
+    let bx = cx.clamp(b.x, b.right());
+    let by = cy.clamp(b.y, b.bottom());
+    let px = bx.clamp(badge.x, badge.right());
+    let py = by.clamp(badge.y, badge.bottom());
+    (Point { x: px, y: py }, Point { x: bx, y: by })
+}
+
+/// The direct candidates for a badge of size `w`×`h` next to box `b`: outside at
+/// each corner (above, right, left, below), then inside the corners.
+fn direct_candidates(b: &Rect, w: f64, h: f64) -> [Rect; 12] {
+    let (l, t, r, btm) = (b.x, b.y, b.right(), b.bottom());
+    let at = |x: f64, y: f64| Rect::new(x, y, w, h);
+    [
+        at(l, t - h),       // above, left-aligned
+        at(r - w, t - h),   // above, right-aligned
+        at(r, t),           // right, top-aligned
+        at(l - w, t),       // left, top-aligned
+        at(l, btm),         // below, left-aligned
+        at(r - w, btm),     // below, right-aligned
+        at(r, btm - h),     // right, bottom-aligned
+        at(l - w, btm - h), // left, bottom-aligned
+        at(l, t),           // inside corners
+        at(r - w, t),
+        at(l, btm - h),
+        at(r - w, btm - h),
+    ]
+}
+
+/// Ring `k` of the spiral search: badge positions whose gap to the box is about `k × step`.
+fn ring(b: &Rect, w: f64, h: f64, d: f64, step: f64, out: &mut Vec<Rect>) {
+    out.clear();
+    let x0 = b.x - w - d;
+    let x1 = b.right() + d;
+    let y0 = b.y - h - d;
+    let y1 = b.bottom() + d;
+    let nx = ((x1 - x0) / step).ceil().min(2000.0) as usize;
+    let ny = ((y1 - y0) / step).ceil().min(2000.0) as usize;
+    for i in 0..=nx {
+        let x = (x0 + i as f64 * step).min(x1);
+        out.push(Rect::new(x, y0, w, h));
+        out.push(Rect::new(x, y1, w, h));
+    }
+    for i in 1..ny {
+        let y = y0 + i as f64 * step;
+        out.push(Rect::new(x0, y, w, h));
+        out.push(Rect::new(x1, y, w, h));
+    }
+}
+
+/// Place one badge per box. `boxes` are image pixels (already clipped to the
+/// image), `badge_sizes[i]` is the (width, height) of box `i`'s badge. Boxes are
+/// processed smallest first; ties keep input order. Deterministic.
+pub fn layout(boxes: &[Rect], badge_sizes: &[(f64, f64)], image: (u32, u32)) -> Vec<Placement> {
+    let (w, h) = (f64::from(image.0), f64::from(image.1));
+    let n = boxes.len().min(badge_sizes.len());
+    let mut out = vec![
+        Placement {
+            rect: Rect::default(),
+            placed: false,
+            leader: None,
+        };
+        boxes.len()
+    ];
+    let mut ctx = Ctx {
+        boxes,
+        box_grid: Grid::new(w, h),
+        badge_grid: Grid::new(w, h),
+        badges: Vec::with_capacity(n),
+        w,
+        h,
+    };
+    let valid = |i: usize| {
+        finite(&boxes[i])
+            && !boxes[i].is_empty()
+            && badge_sizes[i].0.is_finite()
+            && badge_sizes[i].1.is_finite()
+            && badge_sizes[i].0 > 0.0
+            && badge_sizes[i].1 > 0.0
+    };
+    for i in 0..n {
+        if valid(i) {
+            ctx.box_grid.insert(i, &boxes[i]);
+        }
+    }
+    let mut order: Vec<usize> = (0..n).filter(|&i| valid(i)).collect();
+    order.sort_by(|&a, &b| boxes[a].area().total_cmp(&boxes[b].area()).then(a.cmp(&b)));
+    let mut ring_buf = Vec::new();
+    for i in order {
+        let b = boxes[i];
+        let (bw, bh) = badge_sizes[i];
+        if let Some(r) = place_one(&ctx, i, &b, bw, bh, &mut ring_buf) {
+            let id = ctx.badges.len();
+            ctx.badges.push(r);
+            ctx.badge_grid.insert(id, &r);
+            out[i] = Placement {
+                rect: r,
+                placed: true,
+                leader: (!touches(&r, &b)).then(|| leader(&r, &b)),
+            };
+        }
+    }
+    out
+}
+
+fn place_one(
+    ctx: &Ctx,
+    i: usize,
+    b: &Rect,
+    bw: f64,
+    bh: f64,
+    ring_buf: &mut Vec<Rect>,
+) -> Option<Rect> {
+    if bw > ctx.w || bh > ctx.h {
+        return None;
+    }
+    // 1. a direct candidate (clamped into the image, still touching the box) that
+    //    covers no other box and pairs unambiguously with its own box; else the
+    //    first one that at least covers nothing.
+    let mut fallback: Option<(f64, Rect)> = None;
+    let mut second: Option<Rect> = None;
+    for (k, c) in direct_candidates(b, bw, bh).into_iter().enumerate() {
+        let cl = Rect::new(
+            c.x.clamp(0.0, ctx.w - bw),
+            c.y.clamp(0.0, ctx.h - bh),
+            bw,
+            bh,
+        );
+        if !touches(&cl, b) || ctx.hits_badge(&cl) {
+            continue;
+        }
+        let cost = ctx.cover(&cl, i);
+        if cost == 0.0 {
+            // An outside spot pushed onto its own box by the image edge is second best.
+            let pushed_in = k < 8 && cl != c && cl.intersects(b);
+            if !pushed_in && !ctx.ambiguous(&cl, i) {
+                return Some(cl);
+            }
+            second = second.or(Some(cl));
+        } else if fallback.is_none_or(|(fc, _)| cost < fc) {
+            fallback = Some((cost, cl));
+        }
+    }
+    if second.is_some() {
+        return second;
+    }
+    // 2. spiral search for a free spot nearby (drawn with a leader line).
+    let step = (bh / 2.0).max(4.0);
+    let mut near_best: Option<(f64, f64, Rect)> = None;
+    for k in 1..=8 {
+        ring(b, bw, bh, k as f64 * step, step, ring_buf);
+        let mut best: Option<(f64, Rect)> = None;
+        for c in ring_buf.iter() {
+            if !ctx.inside(c) || ctx.hits_badge(c) {
+                continue;
+            }
+            let d = gap(c, b);
+            let cost = ctx.cover(c, i);
+            if cost == 0.0 {
+                if best.is_none_or(|(bd, _)| d < bd) {
+                    best = Some((d, *c));
+                }
+            } else if fallback.is_none() && near_best.is_none_or(|(nc, nd, _)| (cost, d) < (nc, nd))
+            {
+                near_best = Some((cost, d, *c));
+            }
+        }
+        if let Some((_, c)) = best {
+            return Some(c);
+        }
+    }
+    // 3. the least-covering direct candidate, else the least-covering nearby spot.
+    if let Some((_, c)) = fallback {
+        return Some(c);
+    }
+    if let Some((_, _, c)) = near_best {
+        return Some(c);
+    }
+    // 4. anywhere in the image that is free of badges, nearest first.
+    let mut best: Option<(f64, f64, Rect)> = None;
+    let mut y = 0.0;
+    while y + bh <= ctx.h {
+        let mut x = 0.0;
+        while x + bw <= ctx.w {
+            let c = Rect::new(x, y, bw, bh);
+            if !ctx.hits_badge(&c) {
+                let key = (ctx.cover(&c, i), gap(&c, b));
+                if best.is_none_or(|(bc, bd, _)| key < (bc, bd)) {
+                    best = Some((key.0, key.1, c));
+                }
+            }
+            x += step;
+        }
+        y += step;
+    }
+    best.map(|(_, _, c)| c)
+}
+
+/// Measure a layout against the hard and soft rules.
+pub fn check_layout(boxes: &[Rect], placements: &[Placement], image: (u32, u32)) -> LayoutReport {
+    let (w, h) = (f64::from(image.0), f64::from(image.1));
+    let mut rep = LayoutReport::default();
+    let placed: Vec<(usize, &Placement)> = placements
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.placed)
+        .collect();
+    rep.unplaced = placements.len() - placed.len();
+    for (a, (i, p)) in placed.iter().enumerate() {
+        let r = &p.rect;
+        if !(finite(r) && r.x >= 0.0 && r.y >= 0.0 && r.right() <= w && r.bottom() <= h) {
+            rep.outside_image += 1;
+        }
+        rep.badge_overlaps += placed[a + 1..]
+            .iter()
+            .filter(|(_, q)| q.rect.intersects(r))
+            .count();
+        if let Some(own) = boxes.get(*i) {
+            let covers = boxes
+                .iter()
+                .enumerate()
+                .any(|(j, b)| j != *i && !b.contains(own) && b.intersects(r));
+            if covers {
+                rep.covering_other_marks += 1;
+            }
+            if !touches(r, own) && p.leader.is_none() {
+                rep.detached_without_leader += 1;
+            }
+        }
+    }
+    rep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reading_order_groups_rows_then_left_to_right() {
+        // Row 1: three boxes with slightly different tops; row 2 below.
+        let boxes = [
+            Rect::new(300.0, 12.0, 50.0, 20.0), // row 1, right
+            Rect::new(10.0, 100.0, 50.0, 20.0), // row 2, left
+            Rect::new(10.0, 10.0, 50.0, 20.0),  // row 1, left
+            Rect::new(150.0, 15.0, 50.0, 16.0), // row 1, middle (a bit lower)
+            Rect::new(200.0, 98.0, 50.0, 24.0), // row 2, right
+        ];
+        assert_eq!(reading_order(&boxes), vec![2, 3, 0, 1, 4]);
+    }
+
+    #[test]
+    fn reading_order_puts_non_finite_last() {
+        let boxes = [
+            Rect::new(f64::NAN, 0.0, 10.0, 10.0),
+            Rect::new(0.0, 0.0, 10.0, 10.0),
+        ];
+        assert_eq!(reading_order(&boxes), vec![1, 0]);
+    }
+
+    #[test]
+    fn layout_obeys_hard_rules_on_a_dense_grid() {
+        let mut boxes = Vec::new();
+        for row in 0..40 {
+            for col in 0..8 {
+                boxes.push(Rect::new(col as f64 * 80.0, row as f64 * 16.0, 60.0, 16.0));
+            }
+        }
+        let sizes = vec![(24.0, 16.0); boxes.len()];
+        let p = layout(&boxes, &sizes, (640, 640));
+        let rep = check_layout(&boxes, &p, (640, 640));
+        assert_eq!(rep.badge_overlaps, 0);
+        assert_eq!(rep.outside_image, 0);
+        assert_eq!(rep.detached_without_leader, 0);
+        assert_eq!(rep.unplaced, 0);
+    }
+
+    #[test]
+    fn layout_prefers_above_left_when_free() {
+        let boxes = [Rect::new(100.0, 100.0, 80.0, 30.0)];
+        let p = layout(&boxes, &[(20.0, 16.0)], (400, 400));
+        assert_eq!(p[0].rect, Rect::new(100.0, 84.0, 20.0, 16.0));
+        assert!(p[0].leader.is_none());
+    }
+
+    #[test]
+    fn layout_clamps_into_the_image_at_the_edges() {
+        let boxes = [
+            Rect::new(0.0, 0.0, 50.0, 20.0),
+            Rect::new(380.0, 390.0, 20.0, 10.0),
+        ];
+        let p = layout(&boxes, &[(20.0, 16.0), (30.0, 16.0)], (400, 400));
+        let rep = check_layout(&boxes, &p, (400, 400));
+        assert_eq!(rep.outside_image, 0);
+        assert_eq!(rep.badge_overlaps, 0);
+        assert!(p.iter().all(|p| p.placed));
+    }
+
+    #[test]
+    fn layout_survives_bad_input() {
+        let boxes = [
+            Rect::new(f64::NAN, 0.0, 10.0, 10.0),
+            Rect::new(0.0, 0.0, -5.0, 10.0),
+            Rect::new(0.0, 0.0, f64::INFINITY, 10.0),
+            Rect::new(5.0, 5.0, 10.0, 10.0),
+        ];
+        let sizes = [(10.0, 10.0), (10.0, 10.0), (10.0, 10.0), (f64::NAN, 10.0)];
+        let p = layout(&boxes, &sizes, (100, 100));
+        assert!(p.iter().all(|p| !p.placed));
+        // A badge larger than the image cannot be placed.
+        let p = layout(
+            &[Rect::new(0.0, 0.0, 5.0, 5.0)],
+            &[(200.0, 16.0)],
+            (100, 100),
+        );
+        assert!(!p[0].placed);
+    }
+
+    #[test]
+    fn layout_uses_a_leader_when_all_direct_spots_are_taken() {
+        // A small box surrounded by other marked boxes on every side.
+        let mut boxes = vec![Rect::new(100.0, 100.0, 10.0, 10.0)];
+        for (x, y) in [(60.0, 60.0), (110.0, 60.0), (60.0, 110.0), (110.0, 110.0)] {
+            boxes.push(Rect::new(x, y, 40.0, 40.0));
+        }
+        boxes.push(Rect::new(60.0, 100.0, 40.0, 10.0));
+        boxes.push(Rect::new(110.0, 100.0, 40.0, 10.0));
+        boxes.push(Rect::new(100.0, 60.0, 10.0, 40.0));
+        boxes.push(Rect::new(100.0, 110.0, 10.0, 40.0));
+        let sizes = vec![(16.0, 16.0); boxes.len()];
+        let p = layout(&boxes, &sizes, (300, 300));
+        let rep = check_layout(&boxes, &p, (300, 300));
+        assert_eq!(rep.badge_overlaps, 0);
+        assert_eq!(rep.detached_without_leader, 0);
+        assert!(p[0].leader.is_some(), "{:?}", p[0]);
+    }
+
+    #[test]
+    fn dense_rows_get_badges_on_their_own_row() {
+        // Stacked 16-px rows of growing width: "above, right-aligned" would be free
+        // but sits on the previous row's line, so the badge goes right of its box.
+        let boxes: Vec<Rect> = (0..6)
+            .map(|i| {
+                Rect::new(
+                    16.0,
+                    32.0 + i as f64 * 16.0,
+                    60.0 + (i * 37 % 140) as f64,
+                    16.0,
+                )
+            })
+            .collect();
+        let p = layout(&boxes, &vec![(18.0, 16.0); 6], (600, 600));
+        for (b, p) in boxes.iter().zip(&p).skip(1) {
+            assert_eq!((p.rect.x, p.rect.y), (b.right(), b.y), "{b:?}");
+        }
+    }
+}

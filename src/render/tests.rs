@@ -1,0 +1,400 @@
+//! Unit tests for the renderer: style parsing, contrast, coordinates, counts,
+//! determinism and robustness against hostile input.
+
+use super::*;
+use serde_json::json;
+
+fn png(w: u32, h: u32) -> Vec<u8> {
+    let img = RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));
+    encode(&img, OutputFormat::Png).unwrap_or_default()
+}
+
+fn mark(x: f64, y: f64, w: f64, h: f64, r: &str, kind: MarkKind) -> Mark {
+    Mark {
+        rect: Rect::new(x, y, w, h),
+        ref_: r.to_string(),
+        kind,
+        color: None,
+    }
+}
+
+fn field_of(e: Error) -> String {
+    match e {
+        Error::InvalidInput { field, .. } => field.unwrap_or_default(),
+        other => panic!("expected InvalidInput, got {other:?}"),
+    }
+}
+
+#[test]
+fn contrast_matches_wcag_reference_values() {
+    assert!((Color::BLACK.contrast(Color::WHITE) - 21.0).abs() < 1e-9);
+    assert!((Color::WHITE.contrast(Color::WHITE) - 1.0).abs() < 1e-9);
+    // #777777 on white is the classic 4.48:1 just-failing grey.
+    let grey = Color::rgb(0x77, 0x77, 0x77);
+    assert!((grey.contrast(Color::WHITE) - 4.48).abs() < 0.01);
+    // Automatic text colour reaches 4.5:1 on every default kind colour.
+    for kind in [
+        MarkKind::Button,
+        MarkKind::Link,
+        MarkKind::TextInput,
+        MarkKind::Choice,
+        MarkKind::Other,
+        MarkKind::Pin,
+    ] {
+        let c = kind_color(kind);
+        assert!(c.contrast(c.best_text()) >= 4.5, "{kind:?} {}", c.hex());
+    }
+    assert_eq!(Color::rgb(255, 255, 0).best_text(), Color::BLACK);
+    assert_eq!(Color::rgb(0, 0, 128).best_text(), Color::WHITE);
+}
+
+#[test]
+fn colours_parse_in_css_forms() {
+    assert_eq!(Color::parse("#FF0000"), Some(Color::rgb(255, 0, 0)));
+    assert_eq!(Color::parse("#0f0"), Some(Color::rgb(0, 255, 0)));
+    assert_eq!(
+        Color::parse("#11223344"),
+        Some(Color::rgb(0x11, 0x22, 0x33))
+    );
+    assert_eq!(Color::parse("rgb(1, 2, 3)"), Some(Color::rgb(1, 2, 3)));
+    assert_eq!(Color::parse("Blue"), Some(Color::rgb(0, 0, 255)));
+    for bad in [
+        "",
+        "#12",
+        "#ggg",
+        "rgb(1,2)",
+        "rgb(300,0,0)",
+        "blurple",
+        "#ffé",
+    ] {
+        assert_eq!(Color::parse(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn style_from_json_accepts_bap_forms() {
+    assert_eq!(
+        Style::from_json(&json!(true)).ok().flatten(),
+        Some(Style::default())
+    );
+    assert_eq!(Style::from_json(&json!(false)).ok().flatten(), None);
+    assert_eq!(
+        Style::from_json(&json!({"enabled": false, "maxLabels": 5}))
+            .ok()
+            .flatten(),
+        None
+    );
+    let s = Style::from_json(&json!({
+        "enabled": true,
+        "maxLabels": 10,
+        "labelFormat": "both",
+        "useStableRefs": true,
+        "style": {
+            "badge": {"color": "#FF0000", "textColor": "#FFFFFF", "size": 20, "font": "bold 14px sans-serif"},
+            "box": {"color": "#00ff00", "width": 3, "style": "dashed"},
+            "showBoundingBox": false,
+            "opacity": 0.8
+        }
+    }))
+    .ok()
+    .flatten()
+    .unwrap_or_default();
+    assert_eq!(s.max_labels, Some(10));
+    assert_eq!(s.label_format, LabelFormat::Both);
+    assert_eq!(s.badge.color, Some(Color::rgb(255, 0, 0)));
+    assert_eq!(s.badge.text_color, Some(Color::WHITE));
+    assert_eq!(s.badge.size, Some(20.0));
+    assert_eq!(s.box_.style, LineStyle::Dashed);
+    assert_eq!(s.box_.width, Some(3.0));
+    assert!(!s.show_bounding_box);
+    assert_eq!(s.opacity, 0.8);
+    let m = s.metrics(1.0);
+    assert_eq!((m.badge_h, m.font_px, m.stroke), (20.0, 14.0, 3.0));
+    // Serde round trip in camelCase.
+    let v = serde_json::to_value(&s).unwrap_or_default();
+    assert_eq!(v["style"], serde_json::Value::Null);
+    assert_eq!(v["box"]["style"], "dashed");
+    assert_eq!(v["badge"]["textColor"], "#ffffff");
+    assert_eq!(v["labelFormat"], "both");
+    let back: Style = serde_json::from_value(v).unwrap_or_default();
+    assert_eq!(back, s);
+}
+
+#[test]
+fn style_errors_name_the_field() {
+    let cases = [
+        (
+            json!({"enabled": true, "style": {"badge": {"color": "reddish"}}}),
+            "annotateScreenshot.style.badge.color",
+        ),
+        (
+            json!({"enabled": true, "style": {"box": {"style": "dotted"}}}),
+            "annotateScreenshot.style.box.style",
+        ),
+        (
+            json!({"enabled": true, "style": {"opacity": 2}}),
+            "annotateScreenshot.style.opacity",
+        ),
+        (
+            json!({"enabled": true, "style": {"badge": {"size": 0}}}),
+            "annotateScreenshot.style.badge.size",
+        ),
+        (
+            json!({"enabled": true, "style": {"box": {"width": 100}}}),
+            "annotateScreenshot.style.box.width",
+        ),
+        (
+            json!({"enabled": true, "style": {"badge": {"font": "bold 4px x"}}}),
+            "annotateScreenshot.style.badge.font",
+        ),
+        (
+            json!({"enabled": true, "labelFormat": "roman"}),
+            "annotateScreenshot.labelFormat",
+        ),
+        (
+            json!({"enabled": true, "maxLabels": 0}),
+            "annotateScreenshot.maxLabels",
+        ),
+        (
+            json!({"enabled": true, "maxLabels": -3}),
+            "annotateScreenshot.maxLabels",
+        ),
+        (json!({"enabled": "yes"}), "annotateScreenshot.enabled"),
+        (json!({"style": {}}), "annotateScreenshot.enabled"),
+        (
+            json!({"enabled": true, "colour": 1}),
+            "annotateScreenshot.colour",
+        ),
+        (
+            json!({"enabled": true, "style": {"badge": {"colour": "red"}}}),
+            "annotateScreenshot.style.badge.colour",
+        ),
+        (
+            json!({"enabled": true, "style": {"badge": 3}}),
+            "annotateScreenshot.style.badge",
+        ),
+        (json!(42), "annotateScreenshot"),
+    ];
+    for (v, field) in cases {
+        let e = Style::from_json(&v).err();
+        assert!(e.is_some(), "{v} should fail");
+        if let Some(e) = e {
+            assert_eq!(e.code(), "invalid_input");
+            assert_eq!(field_of(e), field, "{v}");
+        }
+    }
+    // Styles built in code are validated by render too.
+    let mut s = Style::default();
+    s.opacity = f64::NAN;
+    let img = png(10, 10);
+    let e = render(&RenderRequest::new(&img, &[], &s)).err();
+    assert_eq!(e.map(field_of).as_deref(), Some("style.opacity"));
+}
+
+#[test]
+fn request_validation_errors() {
+    let img = png(10, 10);
+    let s = Style::default();
+    let mut r = RenderRequest::new(&img, &[], &s);
+    r.device_scale_factor = 0.0;
+    assert_eq!(
+        render(&r).err().map(field_of).as_deref(),
+        Some("deviceScaleFactor")
+    );
+    r.device_scale_factor = 1.0;
+    r.origin.x = f64::INFINITY;
+    assert_eq!(render(&r).err().map(field_of).as_deref(), Some("origin"));
+    r.origin.x = 0.0;
+    r.max_size = Some((0, 10));
+    assert_eq!(render(&r).err().map(field_of).as_deref(), Some("maxSize"));
+    r.max_size = None;
+    r.format = OutputFormat::Jpeg { quality: 0 };
+    assert_eq!(render(&r).err().map(field_of).as_deref(), Some("quality"));
+}
+
+#[test]
+fn unreadable_image_is_an_image_error() {
+    let s = Style::default();
+    for bytes in [
+        &b""[..],
+        &b"not a png"[..],
+        &b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"[..],
+    ] {
+        let e = render(&RenderRequest::new(bytes, &[], &s)).err();
+        assert!(matches!(e, Some(Error::Image(_))), "{e:?}");
+    }
+}
+
+#[test]
+fn labels_follow_reading_order_and_format() {
+    let img = png(400, 200);
+    // Given out of order: row 2 first, then row 1 right-to-left.
+    let marks = [
+        mark(20.0, 120.0, 60.0, 20.0, "@d", MarkKind::Link),
+        mark(250.0, 40.0, 60.0, 20.0, "@c", MarkKind::Button),
+        mark(140.0, 42.0, 60.0, 16.0, "@b", MarkKind::TextInput),
+        mark(20.0, 40.0, 60.0, 20.0, "@a", MarkKind::Choice),
+        mark(200.0, 150.0, 20.0, 20.0, "@pin2", MarkKind::Pin),
+        mark(300.0, 100.0, 20.0, 20.0, "@pin1", MarkKind::Pin),
+    ];
+    let mut s = Style::default();
+    let r = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<(String, String)> = r
+        .annotation_map
+        .iter()
+        .map(|m| (m.label.clone(), m.ref_.clone()))
+        .collect();
+    let want = [
+        ("1", "@a"),
+        ("2", "@b"),
+        ("3", "@c"),
+        ("4", "@d"),
+        ("P1", "@pin1"),
+        ("P2", "@pin2"),
+    ];
+    assert_eq!(got.len(), want.len());
+    for ((l, r_), (wl, wr)) in got.iter().zip(want) {
+        assert_eq!((l.as_str(), r_.as_str()), (wl, wr));
+    }
+    assert_eq!(r.drawn, 6);
+    s.label_format = LabelFormat::Both;
+    let r = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.annotation_map[0].label, "1:@a");
+    assert_eq!(r.annotation_map[4].label, "P1");
+    s.label_format = LabelFormat::Ref;
+    let r = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.annotation_map[1].label, "@b");
+}
+
+#[test]
+fn clipping_dropping_and_limit_counts() {
+    let img = png(200, 100);
+    let marks = [
+        mark(10.0, 10.0, 40.0, 20.0, "@in", MarkKind::Button),
+        mark(-20.0, 10.0, 40.0, 20.0, "@left-clipped", MarkKind::Button),
+        mark(180.0, 90.0, 50.0, 50.0, "@corner-clipped", MarkKind::Link),
+        mark(300.0, 10.0, 40.0, 20.0, "@outside", MarkKind::Link),
+        mark(50.0, 50.0, 0.0, 20.0, "@zero", MarkKind::Link),
+        mark(50.0, 50.0, 30.0, -20.0, "@negative", MarkKind::Link),
+        mark(f64::NAN, 50.0, 30.0, 20.0, "@nan", MarkKind::Link),
+        mark(100.0, 40.0, 30.0, 20.0, "@over", MarkKind::Link),
+        mark(140.0, 60.0, 10.0, 10.0, "@pin", MarkKind::Pin),
+    ];
+    let s = Style {
+        max_labels: Some(3),
+        ..Style::default()
+    };
+    let r = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.dropped, 4);
+    assert_eq!(r.over_limit, 1);
+    assert_eq!(r.drawn, 4);
+    assert_eq!(r.clipped, 2);
+    let refs: Vec<&str> = r.annotation_map.iter().map(|m| m.ref_.as_str()).collect();
+    assert!(refs.contains(&"@pin") && !refs.contains(&"@over") && !refs.contains(&"@outside"));
+}
+
+#[test]
+fn coordinates_use_dpr_origin_and_cap() {
+    // 800×400 screenshot at DPR 2 of a 400×200 CSS area scrolled to (100, 50),
+    // capped to 400×200: net scale 1, so CSS (150, 100) lands at (50, 50).
+    let img = png(800, 400);
+    let marks = [mark(150.0, 100.0, 40.0, 20.0, "@x", MarkKind::Button)];
+    let s = Style::default();
+    let mut req = RenderRequest::new(&img, &marks, &s);
+    req.device_scale_factor = 2.0;
+    req.origin = Point { x: 100.0, y: 50.0 };
+    req.max_size = Some((400, 300));
+    let r = render(&req).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (r.width, r.height, r.original_width, r.original_height),
+        (400, 200, 800, 400)
+    );
+    // Badge above-left of the box: x = 50, y = 50 - 16.
+    assert_eq!(r.annotation_map[0].position, Point { x: 50.0, y: 34.0 });
+    let out = image::load_from_memory(&r.data)
+        .map(|i| i.into_rgb8())
+        .unwrap_or_default();
+    // The box stroke (button red) sits on the box's left edge, inside it.
+    assert_eq!(out.get_pixel(50, 60).0, [0xdc, 0x26, 0x26]);
+    assert_eq!(out.get_pixel(48, 60).0, [255, 255, 255]);
+}
+
+#[test]
+fn redaction_covers_the_area() {
+    let img = png(100, 100);
+    let s = Style::default();
+    let mut req = RenderRequest::new(&img, &[], &s);
+    let red = [Rect::new(10.2, 10.2, 20.0, 20.0)];
+    req.redact = &red;
+    let r = render(&req).unwrap_or_else(|e| panic!("{e}"));
+    let out = image::load_from_memory(&r.data)
+        .map(|i| i.into_rgb8())
+        .unwrap_or_default();
+    assert_eq!(out.get_pixel(10, 10).0, [0x33, 0x33, 0x33]);
+    assert_eq!(out.get_pixel(30, 30).0, [0x33, 0x33, 0x33]);
+    assert_eq!(out.get_pixel(9, 9).0, [255, 255, 255]);
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let img = png(640, 480);
+    let marks: Vec<Mark> = (0..120)
+        .map(|i| {
+            mark(
+                (i % 8) as f64 * 80.0 + 5.0,
+                (i / 8) as f64 * 30.0 + 5.0,
+                50.0 + (i % 3) as f64 * 7.0,
+                18.0,
+                &format!("@e{i}"),
+                MarkKind::Link,
+            )
+        })
+        .collect();
+    let s = Style::default();
+    let a = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    let b = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(a, b);
+    let mut req = RenderRequest::new(&img, &marks, &s);
+    req.format = OutputFormat::Jpeg { quality: 80 };
+    let j = render(&req).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(&j.data[..2], &[0xff, 0xd8]);
+}
+
+#[test]
+fn hostile_rects_do_not_panic() {
+    let img = png(64, 64);
+    let big = f64::MAX;
+    let marks = [
+        mark(
+            f64::NAN,
+            f64::NAN,
+            f64::NAN,
+            f64::NAN,
+            "@a",
+            MarkKind::Other,
+        ),
+        mark(-big, -big, big, big, "@b", MarkKind::Other),
+        mark(0.0, 0.0, big, big, "@c", MarkKind::Other),
+        mark(-1e300, 0.0, 2e300, 10.0, "@d", MarkKind::Other),
+        mark(f64::INFINITY, 0.0, 10.0, 10.0, "@e", MarkKind::Other),
+        mark(10.0, 10.0, -1e9, -1e9, "@f", MarkKind::Other),
+        mark(1.0, 1.0, 1e-9, 1e-9, "@g", MarkKind::Other),
+    ];
+    let red = [
+        Rect::new(f64::NAN, 0.0, big, big),
+        Rect::new(-big, -big, big, big),
+    ];
+    let s = Style::default();
+    for origin in [Point::default(), Point { x: big, y: -big }] {
+        let mut req = RenderRequest::new(&img, &marks, &s);
+        req.redact = &red;
+        req.origin = origin;
+        let r = render(&req).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.drawn + r.dropped, marks.len());
+    }
+    // A badge wider than a tiny image: counted, not drawn, no panic.
+    let tiny = png(4, 4);
+    let m = [mark(0.0, 0.0, 4.0, 4.0, "@t", MarkKind::Button)];
+    let r = render(&RenderRequest::new(&tiny, &m, &s)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((r.drawn, r.dropped), (0, 1));
+}
