@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
+pub mod actions;
 pub mod bench;
 pub mod fixtures;
 pub mod pin;

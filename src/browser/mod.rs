@@ -7,6 +7,7 @@
 //! instead of hanging (every CDP call also has a timeout), and the owner can
 //! launch a fresh browser.
 
+pub mod keys;
 mod page;
 
 pub use page::{
@@ -310,7 +311,11 @@ impl Browser {
         self.check_alive()?;
         let guard = self.inner.browser.lock().await;
         let b = guard.as_ref().ok_or(Error::BrowserNotLaunched)?;
-        let fut = b.new_page(CreateTargetParams::new("about:blank"));
+        // Each page in its own window: a background tab gets no animation
+        // frames (rAF, CSS animations, wheel acks stall), a window does.
+        let mut params = CreateTargetParams::new("about:blank");
+        params.new_window = Some(true);
+        let fut = b.new_page(params);
         let p = match tokio::time::timeout(Duration::from_secs(15), fut).await {
             Ok(Ok(p)) => p,
             Ok(Err(e)) => return Err(page::map_cdp(e, "new page")),

@@ -32,6 +32,11 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 21)]
         runs: usize,
     },
+    /// Median click-by-ref latency (resolve + actionability + input) on actions.html.
+    Click {
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
+    },
 }
 
 pub async fn run(args: BenchArgs) -> Result<ExitCode> {
@@ -113,6 +118,23 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
                 }
             }
             res
+        }
+        BenchWhat::Click { runs } => {
+            let url = server.url("actions.html");
+            crate::app::actions::click_latency(
+                &session,
+                &url,
+                "@click-btn",
+                "document.getElementById('click-count').textContent",
+                runs.max(1),
+            )
+            .await
+            .map(|r| {
+                println!(
+                    "click @click-btn on actions.html: median {:.2} ms, p90 {:.2} ms, min {:.2} ms over {} clicks (page counted {} incl. 3 warm-up)",
+                    r.median_ms, r.p90_ms, r.min_ms, r.runs, r.page_clicks
+                );
+            })
         }
     };
     session.close_browser().await;

@@ -2,6 +2,7 @@
 //!
 //! Architecture invariant: CLI types never leave this module; commands turn
 //! arguments into library calls on `app` and print the results.
+mod act;
 mod annotate;
 pub mod annotations;
 mod bench;
@@ -22,6 +23,11 @@ pub struct Cli {
 pub enum Command {
     /// Find the interactive elements of a page and give each a stable ref.
     Observe(observe::ObserveArgs),
+    /// Run actions (click, fill, press …) on a page by ref or selector.
+    ///
+    /// The page is observed first, so refs exist; refs are deterministic for
+    /// the same page content, so refs printed by `pinpoint observe` work here.
+    Act(act::ActArgs),
     /// Capture a (Set-of-Marks annotated) screenshot, e.g. of a dev build in CI.
     Shot(shot::ShotArgs),
     /// Measure ref stability or observe latency on the bundled fixtures.
@@ -55,6 +61,7 @@ pub fn main() -> ExitCode {
         match cli.command {
             Command::Annotations(args) => annotations::run(args).await,
             Command::Observe(args) => observe::run(args).await,
+            Command::Act(args) => act::run(args).await,
             Command::Bench(args) => bench::run(args).await,
             Command::Shot(args) => shot::run(args).await,
             Command::Annotate(args) => annotate::run(args).await,

@@ -1,5 +1,6 @@
 //! The one integration-test binary. Each module covers one area; browser tests
 //! share one Chromium through `harness`.
+mod act;
 mod annotations;
 mod browser;
 mod cli;
