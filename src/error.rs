@@ -78,7 +78,9 @@ pub enum Error {
     ElementNotEnabled { target: String },
     #[error("element {target} is covered by {covered_by}")]
     ElementCovered { target: String, covered_by: String },
-    #[error("element {target} keeps moving (not stable across animation frames)")]
+    #[error(
+        "element {target} keeps moving (an animation or transition that moves its box is running)"
+    )]
     ElementNotStable { target: String },
     #[error("selector {selector} matches {count} elements")]
     SelectorAmbiguous {

@@ -231,15 +231,6 @@
     }
     return { doc: state().doc, matches: res };
   }
-  // The next animation frame, or 100 ms when the page renders no frames
-  // (a background tab): never hang.
-  const frame = () => new Promise((res) => {
-    const t = setTimeout(res, 100);
-    requestAnimationFrame(() => { clearTimeout(t); res(); });
-  });
-  function same(a, b) {
-    return Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.width - b.width) < 0.5 && Math.abs(a.height - b.height) < 0.5;
-  }
   function fullyInView(el) {
     const r = el.getBoundingClientRect();
     const w = el.ownerDocument.defaultView;
@@ -247,10 +238,27 @@
     const t = topRect(el);
     return t.x >= 0 && t.y >= 0 && t.x + t.width <= window.innerWidth && t.y + t.height <= window.innerHeight;
   }
-  // Whether a running animation or transition targets the element or one of
-  // its composed ancestors (iframe elements of parent documents included).
-  // Only then can its box move without a script running: the rect is then
-  // compared across two animation frames.
+  // Properties whose animation can move or resize a box.
+  const GEOMETRY = /^(transform|translate|rotate|scale|offset|left|top|right|bottom|inset|width|height|margin|padding|border|font|line-height|letter-spacing|flex|grid|inline-size|block-size|min-|max-|zoom|x|y|d)/i;
+  function movesBox(an) {
+    if (typeof CSSTransition !== "undefined" && an instanceof CSSTransition) return GEOMETRY.test(an.transitionProperty || "");
+    const eff = an.effect;
+    if (!eff || typeof eff.getKeyframes !== "function") return true;
+    for (const kf of eff.getKeyframes()) {
+      for (const k of Object.keys(kf)) {
+        if (k === "offset" || k === "easing" || k === "composite" || k === "computedOffset") continue;
+        const css = k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+        if (GEOMETRY.test(css)) return true;
+      }
+    }
+    return false;
+  }
+  // Whether a running animation or transition that can move a box targets
+  // the element or one of its composed ancestors (iframe elements of parent
+  // documents included). Such an element is unstable until the animation
+  // finishes: comparing rects across frames is unreliable when the page
+  // renders few frames (headless, busy machine), and a box that is still
+  // animating may move between the check and the click anyway.
   function animating(el) {
     const chain = new Set();
     const docs = new Set();
@@ -264,19 +272,15 @@
       }
       n = p;
     }
-    let found = false;
     for (const d of docs) {
       for (const an of d.getAnimations()) {
         if (an.playState !== "running") continue;
         const t = an.effect && an.effect.target;
         if (!t || !chain.has(t)) continue;
-        // About to start: its first frames hold still, so a rect comparison
-        // would wrongly pass.
-        if (an.pending) return "pending";
-        found = true;
+        if (movesBox(an)) return true;
       }
     }
-    return found;
+    return false;
   }
   // One actionability attempt. a = {key, doc, force, visible, enabled, editable, stable, hit, pos}
   async function check(a) {
@@ -291,22 +295,8 @@
     }
     if (!a.force && a.enabled && isDisabled(el)) return Object.assign(info, { status: "disabled" });
     if (a.scroll !== false && !fullyInView(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-    let rect = topRect(el);
-    const anim = !a.force && a.stable ? animating(el) : false;
-    if (anim === "pending") return Object.assign(info, { status: "unstable" });
-    if (anim) {
-      // Compare across two frames in which the animation clock advanced
-      // (frames that did not tick prove nothing).
-      const tl = el.ownerDocument.timeline;
-      const t1 = tl ? tl.currentTime : null;
-      await frame();
-      await frame();
-      if (!el.isConnected) return { status: "detached" };
-      const r2 = topRect(el);
-      const t2 = tl ? tl.currentTime : null;
-      if (!same(rect, r2) || (t1 !== null && t1 === t2)) return Object.assign(info, { status: "unstable" });
-      rect = r2;
-    }
+    if (!a.force && a.stable && animating(el)) return Object.assign(info, { status: "unstable" });
+    const rect = topRect(el);
     const x = a.pos ? rect.x + a.pos.x : rect.x + rect.width / 2;
     const y = a.pos ? rect.y + a.pos.y : rect.y + rect.height / 2;
     info.x = x;

@@ -8,7 +8,8 @@
 //!
 //! Every pointer action first runs the actionability checks in ONE in-page
 //! call per attempt (`act.js`: attached, visible, enabled, scrolled into view,
-//! stable across two animation frames, receives events at the click point),
+//! stable (no running animation or transition that can move its box on it
+//! or a composed ancestor), receives events at the click point),
 //! polling until the action timeout; then it sends real CDP input events at
 //! top-viewport coordinates (iframe offsets included).
 //!

@@ -292,12 +292,10 @@ pub fn layout(boxes: &[Rect], badge_sizes: &[(f64, f64)], image: (u32, u32)) -> 
             && badge_sizes[i].0 > 0.0
             && badge_sizes[i].1 > 0.0
     };
-    for i in 0..n {
-        if valid(i) {
-            ctx.box_grid.insert(i, &boxes[i]);
-        }
-    }
     let mut order: Vec<usize> = (0..n).filter(|&i| valid(i)).collect();
+    for &i in &order {
+        ctx.box_grid.insert(i, &boxes[i]);
+    }
     order.sort_by(|&a, &b| boxes[a].area().total_cmp(&boxes[b].area()).then(a.cmp(&b)));
     let mut ring_buf = Vec::new();
     for i in order {
@@ -562,7 +560,7 @@ mod tests {
                 )
             })
             .collect();
-        let p = layout(&boxes, &vec![(18.0, 16.0); 6], (600, 600));
+        let p = layout(&boxes, &[(18.0, 16.0); 6], (600, 600));
         for (b, p) in boxes.iter().zip(&p).skip(1) {
             assert_eq!((p.rect.x, p.rect.y), (b.right(), b.y), "{b:?}");
         }

@@ -184,8 +184,10 @@ fn style_errors_name_the_field() {
         }
     }
     // Styles built in code are validated by render too.
-    let mut s = Style::default();
-    s.opacity = f64::NAN;
+    let s = Style {
+        opacity: f64::NAN,
+        ..Style::default()
+    };
     let img = png(10, 10);
     let e = render(&RenderRequest::new(&img, &[], &s)).err();
     assert_eq!(e.map(field_of).as_deref(), Some("style.opacity"));

@@ -176,7 +176,7 @@ fn modal_overlay_occludes_page_buttons_and_names_the_cover() {
             .iter()
             .filter(|e| {
                 e.anchor.contains("dialog")
-                    || e.id.as_deref().map_or(false, |i| i.starts_with("modal-"))
+                    || e.id.as_deref().is_some_and(|i| i.starts_with("modal-"))
             })
             .collect();
         assert!(

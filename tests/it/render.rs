@@ -203,7 +203,9 @@ fn form_page(dpr: u32) -> Page {
     p.checkbox(40.0, 238.0, "@remember-me");
     p.text(62.0, 237.0, 110.0);
     p.input(40.0, 270.0, 200.0, 32.0, "@country");
-    p.marks.last_mut().map(|m| m.kind = MarkKind::Choice);
+    if let Some(m) = p.marks.last_mut() {
+        m.kind = MarkKind::Choice;
+    }
     p.button(40.0, 326.0, 140.0, 40.0, "@sign-in");
     p.link(200.0, 338.0, 150.0, 16.0, "@create-account");
     p
