@@ -5,8 +5,8 @@
 //! (BAP JSON-RPC, HTTP, CLI) are thin adapters over this module: same
 //! behaviour, same errors.
 
+pub use crate::browser::{AxNode, LaunchOptions, LoadState, MouseButton, PageEvent, Viewport};
 use crate::browser::{Browser, NavOutcome, Page};
-pub use crate::browser::{LaunchOptions, LoadState, Viewport};
 use crate::error::{Error, Result};
 use crate::model::{Changes, Observation, Timings};
 use crate::observe;
@@ -20,6 +20,7 @@ use tokio::sync::Mutex;
 pub mod actions;
 pub mod bench;
 pub mod fixtures;
+pub mod inspect;
 pub mod pin;
 pub mod shot;
 
@@ -52,7 +53,7 @@ pub struct ObserveOptions {
 
 /// A browser session: one browser (launched on first use) and its pages.
 pub struct Session {
-    launch: LaunchOptions,
+    launch: std::sync::Mutex<LaunchOptions>,
     browser: Mutex<Option<Browser>>,
     pages: Mutex<BTreeMap<String, Arc<PageState>>>,
     active: Mutex<Option<String>>,
@@ -65,7 +66,7 @@ pub struct Session {
 impl Session {
     pub fn new(launch: LaunchOptions, viewport: Viewport) -> Session {
         Session {
-            launch,
+            launch: std::sync::Mutex::new(launch),
             browser: Mutex::new(None),
             pages: Mutex::new(BTreeMap::new()),
             active: Mutex::new(None),
@@ -97,9 +98,20 @@ impl Session {
             self.pages.lock().await.clear();
             *self.active.lock().await = None;
         }
-        let b = Browser::launch(&self.launch).await?;
+        let opts = self.launch.lock().map(|o| o.clone()).unwrap_or_default();
+        let b = Browser::launch(&opts).await?;
         *g = Some(b.clone());
         Ok(b)
+    }
+
+    /// Close the running browser (if any) and launch (or connect) with `opts`;
+    /// later relaunches after a crash use `opts` too.
+    pub async fn relaunch(&self, opts: LaunchOptions) -> Result<Browser> {
+        self.close_browser().await;
+        if let Ok(mut g) = self.launch.lock() {
+            *g = opts;
+        }
+        self.browser().await
     }
 
     /// The browser if one is running (without launching).

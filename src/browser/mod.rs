@@ -7,8 +7,11 @@
 //! instead of hanging (every CDP call also has a timeout), and the owner can
 //! launch a fresh browser.
 
+mod events;
 pub mod keys;
 mod page;
+
+pub use events::PageEvent;
 
 pub use page::{
     AxNode, KeyEvent, LoadState, MouseButton, NavOutcome, Page, ScreenshotFormat, ScreenshotRequest,

@@ -125,6 +125,13 @@ pub struct AxNode {
     pub role: String,
     pub name: String,
     pub ignored: bool,
+    /// CDP AX node id and its children's ids (to rebuild the tree).
+    pub id: String,
+    pub child_ids: Vec<String>,
+    pub value: Option<String>,
+    pub description: Option<String>,
+    /// AX properties (`checked`, `disabled`, `expanded`, `focused`, `level` …) as JSON values.
+    pub properties: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A handle to one page. Cheap to clone.
@@ -535,7 +542,34 @@ impl Page {
                 continue; // cross-origin or gone
             };
             out.extend(r.nodes.into_iter().map(|n| {
+                let text =
+                    |v: Option<chromiumoxide::cdp::browser_protocol::accessibility::AxValue>| {
+                        v.and_then(|v| v.value)
+                            .map(|v| match v {
+                                serde_json::Value::String(s) => s,
+                                other => other.to_string(),
+                            })
+                            .filter(|s| !s.is_empty())
+                    };
+                let mut properties = serde_json::Map::new();
+                for p in n.properties.iter().flatten() {
+                    if let (Ok(serde_json::Value::String(k)), Some(v)) =
+                        (serde_json::to_value(&p.name), p.value.value.clone())
+                    {
+                        properties.insert(k, v);
+                    }
+                }
                 AxNode {
+                    id: n.node_id.inner().clone(),
+                    child_ids: n
+                        .child_ids
+                        .iter()
+                        .flatten()
+                        .map(|c| c.inner().clone())
+                        .collect(),
+                    value: text(n.value.clone()),
+                    description: text(n.description.clone()),
+                    properties,
                     backend_node_id: n.backend_dom_node_id.map(|b| *b.inner()),
                     role: n
                         .role
@@ -699,6 +733,103 @@ impl Page {
             Ok(Err(e)) => Err(map_cdp(e, "close page")),
             Err(_) => Ok(()),
         }
+    }
+
+    /// The chromiumoxide handle, for the event module.
+    pub(super) fn cdp(&self) -> chromiumoxide::Page {
+        self.page.clone()
+    }
+
+    /// Go `delta` entries back (-1) or forward (+1) in the session history and
+    /// wait until the document is loaded. Returns `false` when there is no
+    /// such entry (nothing happens, as in a browser).
+    pub async fn history(&self, delta: i64, timeout: Duration) -> Result<bool> {
+        use chromiumoxide::cdp::browser_protocol::page::{
+            GetNavigationHistoryParams, NavigateToHistoryEntryParams,
+        };
+        let h = self
+            .call(GetNavigationHistoryParams::default(), "navigation history")
+            .await?;
+        let idx = h.current_index + delta;
+        if idx < 0 || idx as usize >= h.entries.len() {
+            return Ok(false);
+        }
+        let entry = &h.entries[idx as usize];
+        self.call(
+            NavigateToHistoryEntryParams::new(entry.id),
+            "navigate history",
+        )
+        .await?;
+        self.wait_loaded(timeout).await?;
+        Ok(true)
+    }
+
+    /// Reload and wait until the document is loaded.
+    pub async fn reload_and_wait(&self, timeout: Duration) -> Result<()> {
+        self.reload().await?;
+        self.wait_loaded(timeout).await
+    }
+
+    /// Poll until a (new) document reports `readyState == "complete"`.
+    async fn wait_loaded(&self, timeout: Duration) -> Result<()> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        // Let the navigation commit first.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        loop {
+            match self.eval("document.readyState").await {
+                Ok(v) if v.as_str() == Some("complete") => return Ok(()),
+                Ok(_) | Err(Error::ContextDestroyed) | Err(Error::Cdp(_)) => {}
+                Err(e) => return Err(e),
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(Error::Timeout {
+                    what: "the page to load".into(),
+                    ms: timeout.as_millis() as u64,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// Cookies visible to `urls` (the page's URLs when empty), in CDP's JSON shape
+    /// (`name, value, domain, path, expires, httpOnly, secure, sameSite`).
+    pub async fn cookies(&self, urls: Option<Vec<String>>) -> Result<Vec<serde_json::Value>> {
+        use chromiumoxide::cdp::browser_protocol::network::GetCookiesParams;
+        let r = self.call(GetCookiesParams { urls }, "get cookies").await?;
+        Ok(r.cookies
+            .iter()
+            .filter_map(|c| serde_json::to_value(c).ok())
+            .collect())
+    }
+
+    /// Set cookies given in CDP's `CookieParam` JSON shape.
+    pub async fn set_cookies(&self, cookies: Vec<serde_json::Value>) -> Result<()> {
+        use chromiumoxide::cdp::browser_protocol::network::{CookieParam, SetCookiesParams};
+        let mut list = Vec::with_capacity(cookies.len());
+        for (i, c) in cookies.into_iter().enumerate() {
+            let p: CookieParam = serde_json::from_value(c)
+                .map_err(|e| Error::invalid_field(format!("cookies[{i}]"), e.to_string()))?;
+            list.push(p);
+        }
+        self.call(SetCookiesParams::new(list), "set cookies")
+            .await?;
+        Ok(())
+    }
+
+    /// Delete every cookie of the browser context.
+    pub async fn clear_cookies(&self) -> Result<()> {
+        use chromiumoxide::cdp::browser_protocol::network::ClearBrowserCookiesParams;
+        self.call(ClearBrowserCookiesParams::default(), "clear cookies")
+            .await?;
+        Ok(())
+    }
+
+    /// Bring the page's window to the front.
+    pub async fn bring_to_front(&self) -> Result<()> {
+        use chromiumoxide::cdp::browser_protocol::page::BringToFrontParams;
+        self.call(BringToFrontParams::default(), "bring to front")
+            .await?;
+        Ok(())
     }
 
     pub fn is_closed(&self) -> bool {

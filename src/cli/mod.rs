@@ -7,6 +7,7 @@ mod annotate;
 pub mod annotations;
 mod bench;
 mod observe;
+mod serve;
 mod shot;
 
 use clap::{Parser, Subcommand};
@@ -36,6 +37,8 @@ pub enum Command {
     Annotate(annotate::AnnotateArgs),
     /// Work with the annotation store.
     Annotations(annotations::AnnotationsArgs),
+    /// Serve BAP (WebSocket + POST /rpc) and the annotation API on one port.
+    Serve(serve::ServeArgs),
 }
 
 /// Entry point used by `main.rs`.
@@ -65,6 +68,7 @@ pub fn main() -> ExitCode {
             Command::Bench(args) => bench::run(args).await,
             Command::Shot(args) => shot::run(args).await,
             Command::Annotate(args) => annotate::run(args).await,
+            Command::Serve(args) => serve::run(args).await,
         }
     });
     match result {

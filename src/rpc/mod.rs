@@ -10,6 +10,7 @@
 //! Pure serde code: no I/O, no browser, no tokio. Imports only `crate::model`
 //! and `crate::error`.
 
+pub mod dispatch;
 pub mod envelope;
 mod lenient;
 pub mod types;

@@ -2,6 +2,7 @@
 //! share one Chromium through `harness`.
 mod act;
 mod annotations;
+mod bap;
 mod browser;
 mod cli;
 mod harness;
