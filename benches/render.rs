@@ -1,1 +1,99 @@
-fn main() {}
+//! Set-of-Marks rendering: layout + draw + encode of synthetic screenshots at
+//! 1280×720 with 50, 200 and 500 marks, and a 1920×1080 DPR-2 capture. The
+//! input PNG is made once per case (fast compression, as Chromium's capture is
+//! decoded); each iteration is one full `render` call (decode → draw → encode).
+use std::hint::black_box;
+use std::io::Cursor;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use image::{ImageFormat, Rgb, RgbImage};
+use pinpoint::model::{Mark, MarkKind, Rect};
+use pinpoint::render::{layout, render, RenderRequest, Style};
+
+/// A page-like screenshot: light background with text-ish stripes.
+fn screenshot(w: u32, h: u32) -> Vec<u8> {
+    let img = RgbImage::from_fn(w, h, |x, y| {
+        if (y / 18) % 2 == 0 && (x / 7) % 9 != 0 && x % 640 < 420 {
+            Rgb([60, 64, 72])
+        } else {
+            Rgb([250, 250, 252])
+        }
+    });
+    let mut out = Cursor::new(Vec::new());
+    img.write_to(&mut out, ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+/// `n` marks on a grid of rows (like links, buttons and inputs of a dense page).
+fn marks(n: usize, w: f64, h: f64) -> Vec<Mark> {
+    let cols = ((n as f64).sqrt() * w / h).ceil().max(1.0) as usize;
+    let rows = n.div_ceil(cols);
+    let cw = w / cols as f64;
+    let rh = h / rows as f64;
+    (0..n)
+        .map(|i| {
+            let (c, r) = (i % cols, i / cols);
+            let kind = [
+                MarkKind::Link,
+                MarkKind::Button,
+                MarkKind::TextInput,
+                MarkKind::Choice,
+            ][i % 4];
+            Mark {
+                rect: Rect::new(
+                    c as f64 * cw + 4.0,
+                    r as f64 * rh + 3.0,
+                    (cw - 8.0).max(6.0),
+                    (rh - 6.0).max(6.0),
+                ),
+                ref_: format!("@e{i:06}"),
+                kind,
+                color: None,
+            }
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let style = Style::default();
+    let mut g = c.benchmark_group("render_1280x720");
+    let png = screenshot(1280, 720);
+    for n in [50usize, 200, 500] {
+        let m = marks(n, 1280.0, 720.0);
+        g.bench_with_input(BenchmarkId::new("layout_draw_encode", n), &m, |b, m| {
+            b.iter(|| black_box(render(&RenderRequest::new(&png, m, &style)).unwrap()))
+        });
+        let boxes: Vec<Rect> = m.iter().map(|m| m.rect).collect();
+        let sizes = vec![(22.0, 16.0); n];
+        g.bench_with_input(BenchmarkId::new("layout_only", n), &boxes, |b, boxes| {
+            b.iter(|| black_box(layout(boxes, &sizes, (1280, 720))))
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("render_1920x1080_dpr2");
+    let png = screenshot(3840, 2160);
+    let m = marks(50, 1920.0, 1080.0);
+    g.bench_function("layout_draw_encode_50_uncapped", |b| {
+        b.iter(|| {
+            let mut req = RenderRequest::new(&png, &m, &style);
+            req.device_scale_factor = 2.0;
+            req.max_size = None;
+            black_box(render(&req).unwrap())
+        })
+    });
+    g.bench_function("layout_draw_encode_50_capped_1920", |b| {
+        b.iter(|| {
+            let mut req = RenderRequest::new(&png, &m, &style);
+            req.device_scale_factor = 2.0;
+            black_box(render(&req).unwrap())
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30);
+    targets = bench
+}
+criterion_main!(benches);
