@@ -10,7 +10,7 @@
 //! - [`act`]: actions by ref or selector, with actionability checks.
 //! - [`annotations`]: the annotation model, reducer, SQLite store and markdown export.
 //! - [`app`]: sessions, pages and the observe/act pipelines every interface calls.
-//! - [`rpc`], [`http`], [`cli`]: the interfaces.
+//! - [`rpc`], [`http`], [`mcp`], [`cli`]: the interfaces.
 pub mod act;
 pub mod annotations;
 pub mod app;
@@ -18,6 +18,7 @@ pub mod browser;
 pub mod cli;
 pub mod error;
 pub mod http;
+pub mod mcp;
 pub mod model;
 pub mod observe;
 pub mod refs;

@@ -6,6 +6,7 @@ mod act;
 mod annotate;
 pub mod annotations;
 mod bench;
+mod mcp;
 mod observe;
 mod serve;
 mod shot;
@@ -39,6 +40,8 @@ pub enum Command {
     Annotations(annotations::AnnotationsArgs),
     /// Serve BAP (WebSocket + POST /rpc) and the annotation API on one port.
     Serve(serve::ServeArgs),
+    /// MCP server on stdio: a coding agent works through the review annotations.
+    Mcp(mcp::McpArgs),
 }
 
 /// Entry point used by `main.rs`.
@@ -69,6 +72,7 @@ pub fn main() -> ExitCode {
             Command::Shot(args) => shot::run(args).await,
             Command::Annotate(args) => annotate::run(args).await,
             Command::Serve(args) => serve::run(args).await,
+            Command::Mcp(args) => mcp::run(args).await,
         }
     });
     match result {

@@ -6,6 +6,7 @@ mod bap;
 mod browser;
 mod cli;
 mod harness;
+mod mcp;
 mod observe;
 mod pin;
 mod render;
