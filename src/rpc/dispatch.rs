@@ -295,7 +295,10 @@ impl Conn {
             .is_some_and(|b| b.is_alive());
         match sid {
             Some(sid) if alive && self.initialized.load(Ordering::SeqCst) => {
-                lock(&self.hub.parked).insert(sid, (st, Instant::now()));
+                let replaced = lock(&self.hub.parked).insert(sid, (st, Instant::now()));
+                if let Some((old, _)) = replaced {
+                    old.session.close_browser().await;
+                }
             }
             _ => st.session.close_browser().await,
         }
@@ -615,19 +618,12 @@ impl Conn {
     }
 
     async fn ensure_launched(&self, st: &SessionState) -> Result<()> {
+        // Once launched, a browser that died is relaunched by the session.
         if st.launched.load(Ordering::SeqCst) {
-            if st
-                .session
-                .current_browser()
-                .await
-                .is_some_and(|b| b.is_alive())
-            {
-                return Ok(());
-            }
-            // It died: the next page/create relaunches, as the session does.
-            return Ok(());
+            Ok(())
+        } else {
+            Err(Error::BrowserNotLaunched)
         }
-        Err(Error::BrowserNotLaunched)
     }
 
     async fn page_create(&self, st: &Arc<SessionState>, p: t::PageCreateParams) -> Result<Value> {
@@ -850,23 +846,13 @@ impl Conn {
                         }),
                     ),
                 };
-                let g = lock(&sink);
-                if let (Some(out), true) = (&g.out, g.events.contains(cat)) {
-                    if let Ok(n) = Notification::new(method, &params) {
-                        let _ = out.send(n.to_text());
-                    }
-                }
+                notify(&sink, cat, method, &params);
             }
         });
     }
 
     fn emit<T: Serialize>(&self, st: &SessionState, cat: &str, method: &str, params: &T) {
-        let g = lock(&st.sink);
-        if let (Some(out), true) = (&g.out, g.events.contains(cat)) {
-            if let Ok(n) = Notification::new(method, params) {
-                let _ = out.send(n.to_text());
-            }
-        }
+        notify(&st.sink, cat, method, params);
     }
 
     async fn action(&self, s: &Arc<Session>, method: &str, params: Option<Value>) -> Result<Value> {
@@ -1065,6 +1051,16 @@ impl Conn {
                 ));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// Send a notification when the client subscribed to its category.
+fn notify<T: Serialize>(sink: &StdMutex<Sink>, cat: &str, method: &str, params: &T) {
+    let g = lock(sink);
+    if let (Some(out), true) = (&g.out, g.events.contains(cat)) {
+        if let Ok(n) = Notification::new(method, params) {
+            let _ = out.send(n.to_text());
         }
     }
 }

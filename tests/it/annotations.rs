@@ -1456,3 +1456,52 @@ fn cli_add_list_export() {
     ]);
     assert!(!ok && err.contains("/severity"), "{err}");
 }
+
+/// A reviewer's browser page on another port (another origin) opens the
+/// global SSE stream with `EventSource` (CORS) and receives live events.
+#[test]
+fn eventsource_in_chromium_receives_events_across_origins() {
+    crate::harness::run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("es.db")).unwrap();
+        let addr = serve(store.clone()).await;
+        let page = crate::harness::open("demo.html").await;
+        let js = format!(
+            "window.__es = []; window.__esOpen = false; \
+             const es = new EventSource('http://{addr}/events'); \
+             es.onopen = () => {{ window.__esOpen = true; }}; \
+             for (const t of ['session.created', 'annotation.created']) \
+               es.addEventListener(t, (e) => window.__es.push({{type: t, id: e.lastEventId, data: JSON.parse(e.data)}})); 0"
+        );
+        crate::harness::js(&page, &js).await;
+        let t0 = std::time::Instant::now();
+        while crate::harness::js(&page, "window.__esOpen").await != json!(true) {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "EventSource never opened (CORS?)"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        new_session(&store, "ES", "http://localhost:3000/");
+        let seq = create(&store, "ES", "seen by the browser");
+        loop {
+            let got = crate::harness::js(&page, "window.__es").await;
+            let list = got.as_array().cloned().unwrap_or_default();
+            if let Some(e) = list.iter().find(|e| e["type"] == "annotation.created") {
+                assert_eq!(e["id"], seq.to_string());
+                assert_eq!(
+                    e["data"]["payload"]["comment"], "seen by the browser",
+                    "{e}"
+                );
+                assert!(list.iter().any(|e| e["type"] == "session.created"));
+                break;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(15),
+                "no event in the page: {got}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let _ = page.page.close().await;
+    });
+}
