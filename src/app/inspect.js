@@ -194,9 +194,8 @@
     return textOf(el);
   }
   // The element holding the value of property `key` inside `scope`.
-  function findField(scope, key, desc) {
+  function findField(scope, key) {
     const k = norm(key);
-    const words = [k].concat(norm(desc).length ? [] : []);
     const all = scope.querySelectorAll("*");
     // 1. microdata / data attributes / name / id / class containing the key.
     let best = null, bestScore = 0;
@@ -241,7 +240,7 @@
   }
   function pick(scope, key, spec) {
     const t = (spec && spec.type) || "string";
-    const f = findField(scope, key, spec && spec.description);
+    const f = findField(scope, key);
     let raw = f ? (f.__text !== undefined ? f.__text : valueOf(f)) : null;
     let el = f && f.__text === undefined ? f : null;
     if (raw === null || raw === "") {

@@ -19,7 +19,6 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::annotations::store::Store;
 use crate::error::Result;
 use crate::rpc::dispatch::{Hub, HubConfig};
 pub use security::SecurityConfig;
@@ -28,17 +27,14 @@ pub use security::SecurityConfig;
 #[derive(Clone)]
 pub struct ServerParts {
     pub hub: Arc<Hub>,
-    pub store: Option<Store>,
     pub security: SecurityConfig,
 }
 
 impl ServerParts {
-    /// A hub with `cfg` (its store is also the annotation API's store).
+    /// A hub with `cfg` (its store, if any, also serves the annotation API).
     pub fn new(cfg: HubConfig, security: SecurityConfig) -> ServerParts {
-        let store = cfg.store.clone();
         ServerParts {
             hub: Hub::new(cfg),
-            store,
             security,
         }
     }
@@ -55,7 +51,7 @@ pub fn app(parts: &ServerParts) -> Router {
         .fallback(bap::fallback)
         .with_state(parts.hub.clone());
     let mut r = bap;
-    if let Some(store) = &parts.store {
+    if let Some(store) = &parts.hub.cfg.store {
         r = r.merge(annotations::router(store.clone()));
     }
     r.layer(axum::middleware::from_fn_with_state(

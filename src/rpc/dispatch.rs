@@ -249,7 +249,10 @@ impl Conn {
         if !self.initialized.load(Ordering::SeqCst) {
             return Response::error(id, RpcError::not_initialized());
         }
-        if !m::ALL.contains(&method) {
+        // storage/getState|setState have types but are not served.
+        let served = m::ALL.contains(&method)
+            && !matches!(method, m::STORAGE_GET_STATE | m::STORAGE_SET_STATE);
+        if !served {
             return Response::error(id, RpcError::method_not_found(method));
         }
         match self.call(method, params).await {

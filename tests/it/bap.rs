@@ -389,6 +389,7 @@ fn protocol_errors_never_close_the_connection() {
         assert_eq!(c.err("initialize", json!({})).await["code"], -32002);
         let e = c.err("no/such", json!({})).await;
         assert_eq!(e["code"], -32601);
+        assert_eq!(c.err("storage/getState", json!({})).await["code"], -32601);
         // Wrong param types name the field.
         let e = c.err("page/navigate", json!({"url": 5})).await;
         assert_eq!(e["code"], -32602);
@@ -446,11 +447,14 @@ fn retryable_errors_over_the_wire() {
             .await;
         assert_eq!(e["code"], -32014);
         assert_eq!(e["data"]["retryable"], true);
-        c.ok(
-            "agent/act",
-            json!({"steps": [{"action": "action/click", "params": {"selector": {"type": "css", "value": "#click-btn"}}}]}),
-        )
-        .await;
+        let act = c
+            .ok(
+                "agent/act",
+                json!({"steps": [{"action": "action/click", "params": {"selector": {"type": "css", "value": "#click-btn"}}}]}),
+            )
+            .await;
+        assert_eq!(act["success"], true, "{act}");
+        assert_eq!(act["completed"], 1);
         // Ambiguous selector.
         let e = c
             .err(
