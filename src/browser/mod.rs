@@ -107,6 +107,8 @@ struct Inner {
     browser: Mutex<Option<CoBrowser>>,
     ws_url: String,
     alive: Arc<AtomicBool>,
+    /// Set by [`Browser::close`]: the socket going away is then expected.
+    closing: Arc<AtomicBool>,
     version: String,
     /// Removed when the last handle goes away.
     _profile: Option<tempfile::TempDir>,
@@ -247,17 +249,26 @@ impl Browser {
     ) -> Result<Browser> {
         let alive = Arc::new(AtomicBool::new(true));
         let flag = alive.clone();
+        let closing = Arc::new(AtomicBool::new(false));
+        let expected = closing.clone();
         tokio::spawn(async move {
+            let lost = |e: &dyn std::fmt::Display| {
+                if expected.load(Ordering::SeqCst) {
+                    tracing::debug!("browser connection closed on request: {e}");
+                } else {
+                    tracing::warn!("browser connection lost: {e}");
+                }
+            };
             while let Some(ev) = handler.next().await {
                 match ev {
                     Ok(()) => {}
                     // The socket is gone: Chromium died or the connection dropped.
                     Err(chromiumoxide::error::CdpError::Ws(e)) => {
-                        tracing::warn!("browser connection lost: {e}");
+                        lost(&e);
                         break;
                     }
                     Err(chromiumoxide::error::CdpError::Io(e)) => {
-                        tracing::warn!("browser connection lost: {e}");
+                        lost(&e);
                         break;
                     }
                     // Protocol hiccups are logged and survived.
@@ -283,6 +294,7 @@ impl Browser {
                 ws_url,
                 browser: Mutex::new(Some(browser)),
                 alive,
+                closing,
                 version,
                 _profile: profile,
                 launched,
@@ -345,6 +357,7 @@ impl Browser {
 
     /// Close the browser (kills a launched process, disconnects otherwise).
     pub async fn close(&self) {
+        self.inner.closing.store(true, Ordering::SeqCst);
         let mut guard = self.inner.browser.lock().await;
         if let Some(mut b) = guard.take() {
             if self.inner.launched {
