@@ -179,7 +179,72 @@ pub fn find_chrome(explicit: Option<&Path>) -> Result<PathBuf> {
     })
 }
 
-/// Remove profile dirs left behind by pinpoint processes that were killed.
+/// Pids of the Chromiums this process launched and has not closed yet.
+static LIVE: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Runs at process exit (also when a `static` browser is never dropped, as in
+/// test binaries): no Chromium outlives the process that launched it.
+extern "C" fn kill_live_browsers() {
+    if let Ok(pids) = LIVE.lock() {
+        let ours = format!("pinpoint-chrome-{}-", std::process::id());
+        for &pid in pids.iter() {
+            // A pid can be reused once its Chromium is gone: check it still is ours.
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if !cmd.windows(ours.len()).any(|w| w == ours.as_bytes()) {
+                continue;
+            }
+            // SAFETY: kill(2) with a pid we spawned; no memory is touched.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+fn track_pid(pid: u32) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        // SAFETY: registers a plain `extern "C" fn()` that only calls kill(2).
+        unsafe {
+            libc::atexit(kill_live_browsers);
+        }
+    });
+    if let Ok(mut pids) = LIVE.lock() {
+        pids.push(pid);
+    }
+}
+
+fn untrack_pid(pid: u32) {
+    if let Ok(mut pids) = LIVE.lock() {
+        pids.retain(|&p| p != pid);
+    }
+}
+
+/// Kill the processes still running on a profile dir (Chromium orphaned by a
+/// pinpoint process that was killed before it could close them).
+fn kill_profile_users(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    let needle = format!("--user-data-dir={}", dir.display());
+    for e in rd.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        if cmd.split(|&b| b == 0).any(|arg| arg == needle.as_bytes()) {
+            // SAFETY: kill(2) on a process running on our own stale profile.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Remove profile dirs left behind by pinpoint processes that were killed,
+/// and the Chromium processes still running on them.
 fn sweep_stale_profiles() {
     let Ok(rd) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
@@ -194,6 +259,7 @@ fn sweep_stale_profiles() {
             continue;
         };
         if !Path::new(&format!("/proc/{pid}")).exists() {
+            kill_profile_users(&e.path());
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
@@ -222,10 +288,18 @@ impl Browser {
             b = b.with_head();
         }
         let config = b.build().map_err(Error::BrowserLaunch)?;
-        let (browser, handler) = CoBrowser::launch(config)
+        let (mut browser, handler) = CoBrowser::launch(config)
             .await
             .map_err(|e| Error::BrowserLaunch(format!("{} ({})", e, exe.display())))?;
-        Self::finish(browser, handler, Some(profile), true).await
+        let pid = browser.get_mut_child().and_then(|c| c.inner.id());
+        if let Some(pid) = pid {
+            track_pid(pid);
+        }
+        let b = Self::finish(browser, handler, Some(profile), true).await;
+        if let (Err(_), Some(pid)) = (&b, pid) {
+            untrack_pid(pid);
+        }
+        b
     }
 
     /// Connect to a running browser's DevTools endpoint.
@@ -360,6 +434,9 @@ impl Browser {
         self.inner.closing.store(true, Ordering::SeqCst);
         let mut guard = self.inner.browser.lock().await;
         if let Some(mut b) = guard.take() {
+            if let Some(pid) = b.get_mut_child().and_then(|c| c.inner.id()) {
+                untrack_pid(pid);
+            }
             if self.inner.launched {
                 let _ = tokio::time::timeout(Duration::from_secs(3), b.close()).await;
                 let _ = tokio::time::timeout(Duration::from_secs(3), b.wait()).await;

@@ -348,21 +348,36 @@ fn large_page_lists_every_element() {
 #[ignore]
 fn profile_discovery() {
     run(async {
-        let p = open("many.html?n=1000").await;
-        let src = pinpoint::observe::DISCOVER_JS
+        let n: usize = std::env::var("PROFILE_N")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1000);
+        let p = open(&format!("many.html?n={n}")).await;
+        let custom = std::env::var("PROFILE_JS")
+            .ok()
+            .map(|f| std::fs::read_to_string(f).unwrap());
+        let src = custom
+            .as_deref()
+            .unwrap_or(pinpoint::observe::DISCOVER_JS)
             .trim_end()
             .trim_end_matches(';');
         for _ in 0..3 {
             let v = js(&p, &format!("(() => {{ const t = performance.now(); const s = ({src})({{profile: true}}); return [performance.now() - t, s.length, JSON.parse(s).profile]; }})()")).await;
             println!("in-page: {v}");
         }
-        let t = std::time::Instant::now();
-        let _ = p
-            .page
-            .eval_json_string(&pinpoint::observe::discover_expression(None))
-            .await
-            .unwrap();
-        println!("round trip {:?}", t.elapsed());
+        for _ in 0..8 {
+            let v = js(&p, &format!("(() => {{ const t = performance.now(); const f = window.__pp || (window.__pp = ({src})); const s = f({{profile: true}}); return [performance.now() - t, s.length, JSON.parse(s).profile.walk]; }})()")).await;
+            println!("cached fn: {v}");
+        }
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            let _ = p
+                .page
+                .eval_json_string(&pinpoint::observe::discover_expression(None))
+                .await
+                .unwrap();
+            println!("round trip {:?}", t.elapsed());
+        }
     });
 }
 
@@ -429,5 +444,49 @@ fn profile_ablation() {
             ts.sort_by(|a, b| a.total_cmp(b));
             println!("{name:<14} median {:.1} ms  min {:.1}", ts[3], ts[0]);
         }
+    });
+}
+
+#[test]
+#[ignore]
+fn profile_dom_ops() {
+    run(async {
+        let p = open("many.html?n=5000").await;
+        let v = js(&p, r#"(() => {
+            const els = Array.from(document.querySelectorAll('button,a[href],input'));
+            const out = { n: els.length };
+            const t = (name, f) => { const a = performance.now(); let x = 0; for (const e of els) { if (f(e)) x++; } out[name] = Math.round((performance.now() - a) * 10) / 10; };
+            t('noop', e => e);
+            t('getAttribute', e => e.getAttribute('role'));
+            t('rect', e => e.getBoundingClientRect().width);
+            t('rect2', e => e.getBoundingClientRect().width);
+            t('checkVis', e => e.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true }));
+            t('checkVisOp', e => e.checkVisibility({ opacityProperty: true }));
+            t('closest', e => e.closest('[inert]'));
+            t('matchesDisabled', e => e.matches(':disabled'));
+            t('isContentEditable', e => e.isContentEditable);
+            t('cs.cursor', e => getComputedStyle(e).cursor);
+            t('cs.display', e => getComputedStyle(e).display);
+            t('labels', e => e.labels && e.labels.length);
+            t('textContent', e => e.textContent);
+            t('getRootNode', e => e.getRootNode());
+            t('elementFromPoint', e => document.elementFromPoint(100, 100));
+            t('activeElement', e => document.activeElement === e);
+            t('tabIndex', e => e.tabIndex);
+            t('hasAttribute', e => e.hasAttribute('inert'));
+            t('url', e => e.getAttribute('href') && new URL(e.getAttribute('href'), document.baseURI).pathname);
+            const names = ['role','data-testid','data-test-id','data-test','data-cy','aria-label','name','placeholder','href','type','aria-checked','aria-expanded','aria-selected','aria-disabled','aria-required','aria-valuenow','autocomplete','title','aria-labelledby','tabindex'];
+            t('getAttribute x20', e => { let x = 0; for (const n of names) if (e.getAttribute(n) !== null) x++; return x; });
+            t('getAttributeNames', e => e.getAttributeNames().length);
+            t('attrNames+get', e => { const o = {}; for (const n of e.getAttributeNames()) o[n] = e.getAttribute(n); return o; });
+            t('attributes', e => { const o = {}; const a = e.attributes; for (let i = 0; i < a.length; i++) o[a[i].name] = a[i].value; return o; });
+            t('id prop', e => e.id);
+            t('localName', e => e.localName);
+            t('parentElement x5', e => e.parentElement.parentElement.parentElement);
+            t('hasAttributes', e => e.hasAttributes());
+            t('obj', e => ({ a: 1, b: 'x', c: { x: 1, y: 2 } }));
+            return out;
+        })()"#).await;
+        println!("{v}");
     });
 }
