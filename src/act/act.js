@@ -283,7 +283,7 @@
     return false;
   }
   // One actionability attempt. a = {key, doc, force, visible, enabled, editable, stable, hit, pos}
-  async function check(a) {
+  function check(a) {
     const el = a.editable ? control(a) : node(a.key, a.doc);
     if (!el) return { status: "detached" };
     const info = { desc: describe(el), tag: el.localName };

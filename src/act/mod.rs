@@ -481,8 +481,14 @@ async fn status_of(page: &Page, el: &Resolved, name: &str, extra: Value) -> Resu
 async fn click_at(page: &Page, x: f64, y: f64, c: &ClickOptions) -> Result<()> {
     // The events are sent in order on one connection and Chromium queues
     // input in order, so they are pipelined: one round trip, not 2n+1.
+    // A mouse already resting on the point sends no move (as a real one
+    // would not); the move is the costly event, as Chromium acknowledges it
+    // only with the next rendered frame once the page has changed.
     let n = c.click_count.max(1);
-    let mut evs = vec![page.mouse("move", x, y, c.button, 0, c.modifiers)];
+    let mut evs = Vec::with_capacity(1 + 2 * n as usize);
+    if !page.pointer_is_at(x, y) {
+        evs.push(page.mouse("move", x, y, c.button, 0, c.modifiers));
+    }
     for i in 1..=n {
         evs.push(page.mouse("down", x, y, c.button, i, c.modifiers));
         evs.push(page.mouse("up", x, y, c.button, i, c.modifiers));

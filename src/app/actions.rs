@@ -403,18 +403,20 @@ pub struct ClickLatency {
     pub median_ms: f64,
     pub p90_ms: f64,
     pub min_ms: f64,
-    /// Clicks the page counted (must equal warm-up + runs).
+    /// Clicks the page counted on the first target (must equal its share of
+    /// warm-up + runs).
     pub page_clicks: u64,
 }
 
 /// Median latency of `Session::act(click @ref)` (resolve + checks + input
 /// events, no waiting on the page afterwards) over `runs` clicks, after 3
-/// warm-up clicks. `target` must name a button whose clicks the page counts
-/// in `counter_js` (an expression).
+/// warm-up clicks, going round `targets` (one target: the pointer stays on
+/// it; several: it moves every click). `targets[0]` must name a button whose
+/// clicks the page counts in `counter_js` (an expression).
 pub async fn click_latency(
     session: &Session,
     url: &str,
-    target: &str,
+    targets: &[&str],
     counter_js: &str,
     runs: usize,
 ) -> Result<ClickLatency> {
@@ -428,19 +430,27 @@ pub async fn click_latency(
         )
         .await?;
     session.observe(&page, &ObserveOptions::default()).await?;
-    let spec = act::parse_target(target)?;
+    let specs = targets
+        .iter()
+        .map(|t| act::parse_target(t))
+        .collect::<Result<Vec<_>>>()?;
+    if specs.is_empty() {
+        return Err(Error::Internal("click_latency needs a target".into()));
+    }
     let click = Action::Click(act::ClickOptions {
         click_count: 1,
         ..Default::default()
     });
     let opts = ActOptions::default();
-    for _ in 0..3 {
-        session.act(&page, Some(&spec), &click, &opts).await?;
+    for i in 0..3 {
+        let spec = &specs[i % specs.len()];
+        session.act(&page, Some(spec), &click, &opts).await?;
     }
     let mut ms = Vec::with_capacity(runs);
-    for _ in 0..runs {
+    for i in 3..3 + runs {
+        let spec = &specs[i % specs.len()];
         let t = Instant::now();
-        session.act(&page, Some(&spec), &click, &opts).await?;
+        session.act(&page, Some(spec), &click, &opts).await?;
         ms.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let page_clicks = page

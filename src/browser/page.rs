@@ -141,6 +141,8 @@ pub struct Page {
     alive: Arc<AtomicBool>,
     closed: Arc<AtomicBool>,
     viewport: Arc<std::sync::Mutex<Viewport>>,
+    /// Where our last mouse event put the pointer (CSS px, top viewport).
+    pointer: Arc<std::sync::Mutex<Option<(f64, f64)>>>,
 }
 
 impl std::fmt::Debug for Page {
@@ -203,6 +205,7 @@ impl Page {
             alive,
             closed: Arc::new(AtomicBool::new(false)),
             viewport: Arc::new(std::sync::Mutex::new(vp)),
+            pointer: Arc::new(std::sync::Mutex::new(None)),
         };
         p.call(
             AddScriptToEvaluateOnNewDocumentParams::new(CLICK_TRACKER),
@@ -649,8 +652,24 @@ impl Page {
             p.button = Some(CdpButton::None);
         }
         p.buttons = Some(buttons);
+        self.set_pointer(x, y);
         self.call(p, "mouse event").await?;
         Ok(())
+    }
+
+    fn set_pointer(&self, x: f64, y: f64) {
+        if let Ok(mut p) = self.pointer.lock() {
+            *p = Some((x, y));
+        }
+    }
+
+    /// Whether our last mouse event left the pointer exactly at `(x, y)`, so
+    /// that a press there needs no move first (a resting mouse sends none).
+    pub fn pointer_is_at(&self, x: f64, y: f64) -> bool {
+        self.pointer
+            .lock()
+            .map(|p| *p == Some((x, y)))
+            .unwrap_or(false)
     }
 
     /// Move with a button held (drag): `buttons` bitmask as CDP expects.
@@ -658,6 +677,7 @@ impl Page {
         let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseMoved, x, y);
         p.button = Some(CdpButton::Left);
         p.buttons = Some(1);
+        self.set_pointer(x, y);
         self.call(p, "mouse event").await?;
         Ok(())
     }
@@ -666,6 +686,7 @@ impl Page {
         let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseWheel, x, y);
         p.delta_x = Some(dx);
         p.delta_y = Some(dy);
+        self.set_pointer(x, y);
         self.call(p, "mouse wheel").await?;
         Ok(())
     }

@@ -121,17 +121,26 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         }
         BenchWhat::Click { runs } => {
             let url = server.url("actions.html");
+            let counter = "document.getElementById('click-count').textContent";
+            let runs = runs.max(1);
+            let same =
+                crate::app::actions::click_latency(&session, &url, &["@click-btn"], counter, runs)
+                    .await?;
+            println!(
+                "click @click-btn on actions.html, pointer resting on it: median {:.2} ms, p90 {:.2} ms, min {:.2} ms over {} clicks (page counted {} incl. 3 warm-up)",
+                same.median_ms, same.p90_ms, same.min_ms, same.runs, same.page_clicks
+            );
             crate::app::actions::click_latency(
                 &session,
                 &url,
-                "@click-btn",
-                "document.getElementById('click-count').textContent",
-                runs.max(1),
+                &["@click-btn", "@text-input"],
+                counter,
+                runs,
             )
             .await
             .map(|r| {
                 println!(
-                    "click @click-btn on actions.html: median {:.2} ms, p90 {:.2} ms, min {:.2} ms over {} clicks (page counted {} incl. 3 warm-up)",
+                    "click @click-btn / @text-input in turn, pointer moves every click: median {:.2} ms, p90 {:.2} ms, min {:.2} ms over {} clicks (page counted {} on @click-btn incl. warm-up)",
                     r.median_ms, r.p90_ms, r.min_ms, r.runs, r.page_clicks
                 );
             })

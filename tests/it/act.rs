@@ -1043,3 +1043,95 @@ fn probe_moving() {
         }
     });
 }
+
+/// Where click-by-ref time goes (eval round trip, check, input events).
+#[test]
+#[ignore]
+fn profile_click() {
+    use pinpoint::app::MouseButton::Left;
+    run(async {
+        let s = session().await;
+        let p = open("actions.html").await;
+        s.observe(&p, &pinpoint::app::ObserveOptions::default())
+            .await
+            .unwrap();
+        let pg = &p.page;
+        let mut rows: Vec<[f64; 5]> = Vec::new();
+        let c = pg.eval("(() => { const r = document.getElementById('click-btn').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await.unwrap();
+        let (x, y) = (c[0].as_f64().unwrap(), c[1].as_f64().unwrap());
+        for i in 0..40 {
+            let t = std::time::Instant::now();
+            pg.eval("1").await.unwrap();
+            let a = t.elapsed().as_secs_f64() * 1e3;
+            let xx = x + (i % 2) as f64 * 0.0;
+            let t = std::time::Instant::now();
+            let t0 = t;
+            let m = async {
+                pg.mouse("move", xx, y, Left, 0, 0).await.unwrap();
+                t0.elapsed().as_secs_f64() * 1e3
+            };
+            let d = async {
+                pg.mouse("down", xx, y, Left, 1, 0).await.unwrap();
+                t0.elapsed().as_secs_f64() * 1e3
+            };
+            let u = async {
+                pg.mouse("up", xx, y, Left, 1, 0).await.unwrap();
+                t0.elapsed().as_secs_f64() * 1e3
+            };
+            let r = futures::join!(m, d, u);
+            let r = [r.0, r.1, r.2];
+            if i % 5 == 0 {
+                println!("acks move {:.1} down {:.1} up {:.1}", r[0], r[1], r[2]);
+            }
+            let b = t.elapsed().as_secs_f64() * 1e3;
+            let t = std::time::Instant::now();
+            futures::future::try_join_all(vec![
+                pg.mouse("down", xx, y, Left, 1, 0),
+                pg.mouse("up", xx, y, Left, 1, 0),
+            ])
+            .await
+            .unwrap();
+            let c = t.elapsed().as_secs_f64() * 1e3;
+            let t = std::time::Instant::now();
+            pg.eval("document.body.dataset.x = Math.random()")
+                .await
+                .unwrap();
+            futures::future::try_join_all(vec![
+                pg.mouse("move", xx + 1.0, y, Left, 0, 0),
+                pg.mouse("down", xx, y, Left, 1, 0),
+                pg.mouse("up", xx, y, Left, 1, 0),
+            ])
+            .await
+            .unwrap();
+            let d = t.elapsed().as_secs_f64() * 1e3;
+            let spec = pinpoint::act::parse_target("@click-btn").unwrap();
+            let click = pinpoint::act::Action::Click(pinpoint::act::ClickOptions {
+                click_count: 1,
+                ..Default::default()
+            });
+            let t = std::time::Instant::now();
+            s.act(&p, Some(&spec), &click, &Default::default())
+                .await
+                .unwrap();
+            let e = t.elapsed().as_secs_f64() * 1e3;
+            rows.push([a, b, c, d, e]);
+        }
+        for i in 0..5 {
+            let mut v: Vec<f64> = rows.iter().map(|r| r[i]).collect();
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            println!(
+                "{} median {:.2} min {:.2} p90 {:.2}",
+                [
+                    "eval",
+                    "move+down+up",
+                    "down+up",
+                    "mutate+move+down+up",
+                    "act"
+                ][i],
+                v[v.len() / 2],
+                v[0],
+                v[v.len() * 9 / 10]
+            );
+        }
+    });
+}
