@@ -221,12 +221,20 @@ impl Session {
         let t0 = Instant::now();
         let expr = observe::discover_expression(None);
         let json = page.page.eval_json_string(&expr).await?;
+        let te = t0.elapsed().as_secs_f64() * 1000.0;
         let raw = observe::parse(&json)?;
         let discover_ms = t0.elapsed().as_secs_f64() * 1000.0;
         let t1 = Instant::now();
         let mut st = page.refs.lock().await;
         let mut observation = assign_refs(&mut st, raw, opts, discover_ms, t1);
         drop(st);
+        if std::env::var("PROBE").is_ok() {
+            eprintln!(
+                "PROBE eval {te:.1} parse {:.1} assign {:.1}",
+                discover_ms - te,
+                t1.elapsed().as_secs_f64() * 1000.0
+            );
+        }
         if let Some(store) = self.store() {
             observation.annotations = pin::anchor(&store, &observation).await?;
         }

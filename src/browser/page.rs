@@ -857,3 +857,42 @@ impl Page {
         self.closed.load(Ordering::SeqCst) || !self.alive.load(Ordering::SeqCst)
     }
 }
+
+impl Page {
+    /// Diagnostics: evaluate `expression` under V8's sampling profiler and
+    /// return `(self ms, function:line)` rows, heaviest first. Used by the
+    /// profiling probes in the test suite, never on a hot path.
+    #[doc(hidden)]
+    pub async fn profile_eval(&self, expression: &str) -> Result<Vec<(f64, String)>> {
+        use chromiumoxide::cdp::js_protocol::profiler as prof;
+        self.call(prof::EnableParams::default(), "profiler").await?;
+        self.call(prof::SetSamplingIntervalParams::new(50), "profiler")
+            .await?;
+        self.call(prof::StartParams::default(), "profiler").await?;
+        let r = self.eval(expression).await;
+        let out = self.call(prof::StopParams::default(), "profiler").await?;
+        r?;
+        let p = out.profile;
+        let mut self_us: std::collections::HashMap<i64, f64> = Default::default();
+        if let (Some(samples), Some(deltas)) = (&p.samples, &p.time_deltas) {
+            for (i, id) in samples.iter().enumerate() {
+                let d = deltas.get(i + 1).copied().unwrap_or(0) as f64;
+                *self_us.entry(*id).or_default() += d;
+            }
+        }
+        let mut by: std::collections::HashMap<String, f64> = Default::default();
+        for n in &p.nodes {
+            let f = &n.call_frame;
+            let name = if f.function_name.is_empty() {
+                "(anonymous)"
+            } else {
+                &f.function_name
+            };
+            *by.entry(format!("{name}:{}", f.line_number + 1))
+                .or_default() += self_us.get(&n.id).copied().unwrap_or(0.0) / 1000.0;
+        }
+        let mut rows: Vec<(f64, String)> = by.into_iter().map(|(k, v)| (v, k)).collect();
+        rows.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+        Ok(rows)
+    }
+}

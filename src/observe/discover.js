@@ -210,8 +210,9 @@
       if (tag === "input" && t === "image") {
         return norm(el.getAttribute("alt")) || norm(el.getAttribute("value")) || norm(el.getAttribute("title")) || "Submit";
       }
-      if (el.labels && el.labels.length) {
-        const s = norm(Array.from(el.labels).map((l) => textAlt(l, 1, false, new Set([el]))).join(" "));
+      const labs = labelsOf(el);
+      if (labs.length) {
+        const s = norm(labs.map((l) => textAlt(l, 1, false, new Set([el]))).join(" "));
         if (s) return s;
       }
       const title = norm(el.getAttribute("title"));
@@ -275,7 +276,7 @@
 
   function isSensitive(el) {
     const tag = tagOf(el);
-    if (el.hasAttribute("data-sensitive") || el.closest("[data-sensitive]")) return true;
+    if (el.hasAttribute("data-sensitive") || (rootHas(el.getRootNode(), "[data-sensitive]") && el.closest("[data-sensitive]"))) return true;
     if (tag !== "input") return false;
     const t = (el.getAttribute("type") || "").toLowerCase();
     if (t === "password") return true;
@@ -300,6 +301,40 @@
   }
 
   // Per-pass caches keep every helper below linear in the page size.
+  // `el.labels` is a live list that scans the whole tree on each access
+  // (quadratic on a form-heavy page): one pass over the root's labels instead.
+  const labelMaps = new Map();
+  function labelsOf(el) {
+    const root = el.getRootNode();
+    let m = labelMaps.get(root);
+    if (!m) {
+      m = new Map();
+      for (const l of root.querySelectorAll("label")) {
+        const c = l.control;
+        if (!c) continue;
+        const a = m.get(c);
+        if (a) a.push(l);
+        else m.set(c, [l]);
+      }
+      labelMaps.set(root, m);
+    }
+    return m.get(el) || [];
+  }
+  // Whether a root has any element matching `sel` at all (then `closest` is needed).
+  const anyCache = new Map();
+  function rootHas(root, sel) {
+    let m = anyCache.get(root);
+    if (!m) anyCache.set(root, (m = new Map()));
+    let v = m.get(sel);
+    if (v === undefined) m.set(sel, (v = !!root.querySelector(sel)));
+    return v;
+  }
+  const ownText = new Map();
+  function textOf(n) {
+    let t = ownText.get(n);
+    if (t === undefined) ownText.set(n, (t = norm(n.textContent)));
+    return t;
+  }
   const headingCache = new Map();
   const siblingCache = new Map();
   const labelCache = new Map();
@@ -313,7 +348,13 @@
     }
     return h;
   }
+  const sameCount = new Map();
   function sameSiblings(p) {
+    let n = sameCount.get(p);
+    if (n === undefined) sameCount.set(p, (n = countSame(p)));
+    return n;
+  }
+  function countSame(p) {
     const par = p.parentElement;
     if (!par) return 0;
     let m = siblingCache.get(par);
@@ -412,14 +453,37 @@
   }
   function repeatedItemKey(p, el) {
     if (sameSiblings(p) < 2) return null;
-    const own = norm(el.textContent);
+    const own = textOf(el);
     for (const [c, t] of labelTexts(p)) {
       if (c === el || c.contains(el) || el.contains(c)) continue;
       if (t !== own) return t.slice(0, 60);
     }
-    const t = norm(p.textContent);
+    const t = textOf(p);
     if (!t || t === own) return null;
     return t.slice(0, 60);
+  }
+
+  // A link target as a same-origin path or an absolute URL. In-page anchors
+  // made only of plain characters skip the URL parser (the costly part on
+  // documentation pages full of "#section" links); the result is identical.
+  const docBase = new Map();
+  function hrefOf(href, doc) {
+    try {
+      if (href.charCodeAt(0) === 35 && /^#[A-Za-z0-9_.~-]+$/.test(href)) {
+        let b = docBase.get(doc);
+        if (b === undefined) {
+          const u = new URL(doc.baseURI);
+          u.hash = "";
+          b = u.origin === location.origin ? u.pathname + u.search : u.href;
+          docBase.set(doc, b);
+        }
+        return b + href;
+      }
+      const u = new URL(href, doc.baseURI);
+      return u.origin === location.origin ? u.pathname + u.search + u.hash : u.href;
+    } catch (e) {
+      return href;
+    }
   }
 
   // A CSS path unique within its root (document or shadow root).
@@ -477,14 +541,17 @@
   }
 
   const r2 = (v) => Math.round(v * 100) / 100;
+  // A copy without null, false and empty fields (deleting keys in place
+  // turns objects into slow dictionaries for JSON.stringify).
   function compact(o) {
+    const c = {};
     for (const k in o) {
       const v = o[k];
-      if (v === null || v === false || v === "" || v === undefined) delete o[k];
+      if (v !== null && v !== false && v !== "" && v !== undefined) c[k] = v;
     }
     const b = o.bounds;
-    o.bounds = { x: r2(b.x), y: r2(b.y), width: r2(b.width), height: r2(b.height) };
-    return o;
+    c.bounds = { x: r2(b.x), y: r2(b.y), width: r2(b.width), height: r2(b.height) };
+    return c;
   }
   const topVW = window.innerWidth, topVH = window.innerHeight;
   const sx = window.scrollX, sy = window.scrollY;
@@ -530,18 +597,17 @@
           cand = true;
           clickable = true;
         }
-        if (el.closest("[inert]") || el.closest("[aria-hidden=true]")) continue;
+        const elRoot = el.getRootNode();
+        if (rootHas(elRoot, "[inert],[aria-hidden=true]") && el.closest("[inert],[aria-hidden=true]")) continue;
         const rect = el.getBoundingClientRect();
-        if (rect.width <= 0 || rect.height <= 0) {
-          // A visually-hidden native checkbox/radio styled through its label still counts; all else is skipped.
-          continue;
-        }
-        if (!el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) continue;
+        if (rect.width <= 0 || rect.height <= 0) continue;
+        // One visibility call in the common case: visible and opaque.
+        const opaque = el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true, opacityProperty: true });
+        if (!opaque && !el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) continue;
         total++;
         if (out.length >= maxElements) continue;
         const role = explicit || implicitRole(el);
         const name = nameOf(el, role);
-        const opaque = el.checkVisibility({ opacityProperty: true });
         const bx = rect.left + offX, by = rect.top + offY;
         // Visible part inside the frame clip and the top viewport.
         const vx0 = Math.max(bx, clip.x0, 0), vy0 = Math.max(by, clip.y0, 0);
@@ -593,15 +659,13 @@
         const disabled = el.matches(":disabled") || el.getAttribute("aria-disabled") === "true";
         const href = el.getAttribute("href");
         let hrefPath = null;
-        if (href && (t === "a" || t === "area")) {
-          try { const u = new URL(href, doc.baseURI); hrefPath = u.origin === location.origin ? u.pathname + u.search + u.hash : u.href; } catch (e) { hrefPath = href; }
-        }
+        if (href && (t === "a" || t === "area")) hrefPath = hrefOf(href, doc);
         out.push(compact({
           key: keyFor(el),
           frame: frameId,
           tag: t,
           role,
-          name: name.slice(0, 200),
+          name: name.length > 200 ? name.slice(0, 200) : name,
           inputType: typeAttr,
           testId: testIdOf(el),
           id: el.id || null,
@@ -611,7 +675,7 @@
           href: hrefPath,
           anchor: anchorOf(el, doc),
           cssPath: cssPath(el),
-          shadow: el.getRootNode() !== doc,
+          shadow: elRoot !== doc,
           bounds: { x: bx + sx, y: by + sy, width: rect.width, height: rect.height },
           inViewport,
           visible: opaque && !clipped,
@@ -622,7 +686,7 @@
           checked,
           expanded,
           selected,
-          focused: doc.activeElement === el || (el.getRootNode().activeElement === el),
+          focused: elRoot.activeElement === el,
           editable: (t === "input" && !["checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color"].includes(typeAttr)) || t === "textarea" || el.isContentEditable,
           readonly: !!el.readOnly,
           required: !!el.required || el.getAttribute("aria-required") === "true",

@@ -369,6 +369,15 @@ fn profile_discovery() {
             let v = js(&p, &format!("(() => {{ const t = performance.now(); const f = window.__pp || (window.__pp = ({src})); const s = f({{profile: true}}); return [performance.now() - t, s.length, JSON.parse(s).profile.walk]; }})()")).await;
             println!("cached fn: {v}");
         }
+        let expr = format!("({src})({{}}).length");
+        for _ in 0..2 {
+            let rows = p.page.profile_eval(&expr).await.unwrap();
+            let total: f64 = rows.iter().map(|r| r.0).sum();
+            println!("profile total {total:.1} ms");
+            for (ms, f) in rows.iter().take(22) {
+                println!("  {ms:7.2} {f}");
+            }
+        }
         for _ in 0..5 {
             let t = std::time::Instant::now();
             let _ = p
