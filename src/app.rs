@@ -228,7 +228,12 @@ impl Session {
         let mut st = page.refs.lock().await;
         let mut observation = assign_refs(&mut st, raw, opts, discover_ms, t1);
         drop(st);
-        if std::env::var("PROBE").is_ok() {
+        tracing::debug!(
+            eval_ms = te,
+            parse_ms = discover_ms - te,
+            refs_ms = t1.elapsed().as_secs_f64() * 1000.0,
+            "observe"
+        );
             eprintln!(
                 "PROBE eval {te:.1} parse {:.1} assign {:.1}",
                 discover_ms - te,
