@@ -234,12 +234,6 @@ impl Session {
             refs_ms = t1.elapsed().as_secs_f64() * 1000.0,
             "observe"
         );
-            eprintln!(
-                "PROBE eval {te:.1} parse {:.1} assign {:.1}",
-                discover_ms - te,
-                t1.elapsed().as_secs_f64() * 1000.0
-            );
-        }
         if let Some(store) = self.store() {
             observation.annotations = pin::anchor(&store, &observation).await?;
         }
