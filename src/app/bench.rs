@@ -224,6 +224,13 @@ pub struct ShotResult {
     pub ratio: f64,
     pub marks: usize,
     pub runs: usize,
+    /// Inside the annotated observe (medians): the screenshot as it ran
+    /// alongside discovery, discovery + refs, and decode + draw + encode.
+    pub in_pipeline_screenshot_ms: f64,
+    pub observe_ms: f64,
+    pub render_ms: f64,
+    /// The same observe without a screenshot (median).
+    pub observe_alone_ms: f64,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -248,13 +255,22 @@ pub async fn shot_vs_screenshot(
         let first = session.shot(&page, &opts).await?;
         page.page.screenshot(&ScreenshotRequest::default()).await?;
         let (mut bare, mut full) = (Vec::new(), Vec::new());
+        let (mut sh, mut ob, mut re) = (Vec::new(), Vec::new(), Vec::new());
+        let mut alone = Vec::new();
         for _ in 0..runs {
+            let t = Instant::now();
+            session.observe(&page, &opts.observe).await?;
+            alone.push(t.elapsed().as_secs_f64() * 1000.0);
             let t = Instant::now();
             page.page.screenshot(&ScreenshotRequest::default()).await?;
             bare.push(t.elapsed().as_secs_f64() * 1000.0);
             let t = Instant::now();
-            session.shot(&page, &opts).await?;
+            let s = session.shot(&page, &opts).await?;
             full.push(t.elapsed().as_secs_f64() * 1000.0);
+            sh.push(s.screenshot_ms);
+            re.push(s.render_ms);
+            let tm = &s.observation.timings;
+            ob.push(tm.discover_ms + tm.refs_ms);
         }
         let (b, f) = (median(bare), median(full));
         Ok(ShotResult {
@@ -264,6 +280,10 @@ pub async fn shot_vs_screenshot(
             ratio: f / b,
             marks: first.drawn,
             runs,
+            in_pipeline_screenshot_ms: median(sh),
+            observe_ms: median(ob),
+            render_ms: median(re),
+            observe_alone_ms: median(alone),
         })
     }
     .await;
