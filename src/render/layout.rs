@@ -266,6 +266,24 @@ fn ring(b: &Rect, w: f64, h: f64, d: f64, step: f64, out: &mut Vec<Rect>) {
 /// image), `badge_sizes[i]` is the (width, height) of box `i`'s badge. Boxes are
 /// processed smallest first; ties keep input order. Deterministic.
 pub fn layout(boxes: &[Rect], badge_sizes: &[(f64, f64)], image: (u32, u32)) -> Vec<Placement> {
+    layout_with(boxes, badge_sizes, image, None)
+}
+
+/// Share of a spot's pixels that are page content (text, icons) rather than
+/// flat background: 0.0 on a plain area. See [`busy_fraction`].
+pub type Busy<'a> = &'a dyn Fn(&Rect) -> f64;
+
+/// A spot counts as covering page content above this share of busy pixels.
+pub const BUSY_LIMIT: f64 = 0.04;
+
+/// [`layout`], preferring direct spots that cover no page content (a label's
+/// text next to its input, a price under a button) when `busy` can tell.
+pub fn layout_with(
+    boxes: &[Rect],
+    badge_sizes: &[(f64, f64)],
+    image: (u32, u32),
+    busy: Option<Busy<'_>>,
+) -> Vec<Placement> {
     let (w, h) = (f64::from(image.0), f64::from(image.1));
     let n = boxes.len().min(badge_sizes.len());
     let mut out = vec![
@@ -301,7 +319,7 @@ pub fn layout(boxes: &[Rect], badge_sizes: &[(f64, f64)], image: (u32, u32)) -> 
     for i in order {
         let b = boxes[i];
         let (bw, bh) = badge_sizes[i];
-        if let Some(r) = place_one(&ctx, i, &b, bw, bh, &mut ring_buf) {
+        if let Some(r) = place_one(&ctx, i, &b, bw, bh, &mut ring_buf, busy) {
             let id = ctx.badges.len();
             ctx.badges.push(r);
             ctx.badge_grid.insert(id, &r);
@@ -322,10 +340,15 @@ fn place_one(
     bw: f64,
     bh: f64,
     ring_buf: &mut Vec<Rect>,
+    busy: Option<Busy<'_>>,
 ) -> Option<Rect> {
     if bw > ctx.w || bh > ctx.h {
         return None;
     }
+    // The first good direct spot that also covers no page content wins; when
+    // every good spot covers some, the first good one (the usual corner).
+    let quiet = |r: &Rect| busy.is_none_or(|f| f(r) <= BUSY_LIMIT);
+    let mut first_good: Option<Rect> = None;
     // 1. a direct candidate (clamped into the image, still touching the box) that
     //    covers no other box and pairs unambiguously with its own box; else the
     //    first one that at least covers nothing.
@@ -346,12 +369,19 @@ fn place_one(
             // An outside spot pushed onto its own box by the image edge is second best.
             let pushed_in = k < 8 && cl != c && cl.intersects(b);
             if !pushed_in && !ctx.ambiguous(&cl, i) {
-                return Some(cl);
+                if quiet(&cl) {
+                    return Some(cl);
+                }
+                first_good = first_good.or(Some(cl));
+                continue;
             }
             second = second.or(Some(cl));
         } else if fallback.is_none_or(|(fc, _)| cost < fc) {
             fallback = Some((cost, cl));
         }
+    }
+    if first_good.is_some() {
+        return first_good;
     }
     if second.is_some() {
         return second;
@@ -406,6 +436,42 @@ fn place_one(
         y += step;
     }
     best.map(|(_, _, c)| c)
+}
+
+/// Share of the pixels of `r` (image pixels) whose luminance is far from the
+/// spot's median luminance (its background): text and icons count, a flat or
+/// gently shaded background does not. `lum(x, y)` reads one pixel.
+pub fn busy_fraction(r: &Rect, size: (u32, u32), lum: impl Fn(u32, u32) -> u8) -> f64 {
+    let x0 = r.x.max(0.0).floor() as u32;
+    let y0 = r.y.max(0.0).floor() as u32;
+    let x1 = (r.right().ceil().max(0.0) as u32).min(size.0);
+    let y1 = (r.bottom().ceil().max(0.0) as u32).min(size.1);
+    if x1 <= x0 || y1 <= y0 {
+        return 0.0;
+    }
+    let mut hist = [0u32; 256];
+    for y in y0..y1 {
+        for x in x0..x1 {
+            hist[lum(x, y) as usize] += 1;
+        }
+    }
+    let n = (x1 - x0) * (y1 - y0);
+    let mut acc = 0;
+    let mut median = 0usize;
+    for (v, c) in hist.iter().enumerate() {
+        acc += c;
+        if acc * 2 >= n {
+            median = v;
+            break;
+        }
+    }
+    let far: u32 = hist
+        .iter()
+        .enumerate()
+        .filter(|(v, _)| v.abs_diff(median) > 48)
+        .map(|(_, c)| c)
+        .sum();
+    f64::from(far) / f64::from(n)
 }
 
 /// Measure a layout against the hard and soft rules.
@@ -564,5 +630,44 @@ mod tests {
         for (b, p) in boxes.iter().zip(&p).skip(1) {
             assert_eq!((p.rect.x, p.rect.y), (b.right(), b.y), "{b:?}");
         }
+    }
+
+    #[test]
+    fn busy_fraction_tells_text_from_background() {
+        // 40×20 white image with a dark "text" run in rows 4..10, x 0..20.
+        let lum = |x: u32, y: u32| {
+            if (4..10).contains(&y) && x < 20 && x % 2 == 0 {
+                30
+            } else {
+                250
+            }
+        };
+        let flat = busy_fraction(&Rect::new(20.0, 0.0, 20.0, 20.0), (40, 20), lum);
+        let text = busy_fraction(&Rect::new(0.0, 0.0, 20.0, 20.0), (40, 20), lum);
+        assert_eq!(flat, 0.0);
+        assert!((text - 0.15).abs() < 1e-9, "{text}");
+        // Outside the image: nothing to cover.
+        assert_eq!(
+            busy_fraction(&Rect::new(50.0, 50.0, 5.0, 5.0), (40, 20), lum),
+            0.0
+        );
+    }
+
+    #[test]
+    fn badges_leave_page_content_uncovered_when_they_can() {
+        // An input with its label text right above its left corner: the usual
+        // spot (above, left-aligned) covers the text, above right-aligned does not.
+        let b = Rect::new(40.0, 124.0, 320.0, 32.0);
+        let label = Rect::new(40.0, 106.0, 60.0, 14.0);
+        let busy = |r: &Rect| r.intersection(&label).map_or(0.0, |c| c.area() / r.area());
+        let plain = layout(&[b], &[(16.0, 16.0)], (640, 400));
+        assert_eq!((plain[0].rect.x, plain[0].rect.y), (40.0, 108.0));
+        let p = layout_with(&[b], &[(16.0, 16.0)], (640, 400), Some(&busy));
+        assert_eq!((p[0].rect.x, p[0].rect.y), (344.0, 108.0));
+        assert!(p[0].leader.is_none());
+        // Every good spot busy: the usual corner is kept.
+        let all = |_: &Rect| 1.0;
+        let p = layout_with(&[b], &[(16.0, 16.0)], (640, 400), Some(&all));
+        assert_eq!((p[0].rect.x, p[0].rect.y), (40.0, 108.0));
     }
 }

@@ -317,7 +317,13 @@ pub fn render(req: &RenderRequest) -> Result<Rendered> {
         })
         .collect();
     let rects: Vec<Rect> = items.iter().map(|it| it.rect).collect();
-    let places = layout(&rects, &sizes, (w, h));
+    // Badges avoid page content (read before anything is drawn).
+    let lum = |x: u32, y: u32| {
+        let p = img.get_pixel(x, y).0;
+        ((u32::from(p[0]) * 77 + u32::from(p[1]) * 150 + u32::from(p[2]) * 29) >> 8) as u8
+    };
+    let busy = |r: &Rect| layout::busy_fraction(r, (w, h), lum);
+    let places = layout::layout_with(&rects, &sizes, (w, h), Some(&busy));
 
     // Redactions first, so marks stay visible on top of them.
     for r in req.redact {

@@ -331,9 +331,13 @@ fn golden_dpr2_form() {
     assert_eq!((r.width, r.height), (1280, 840));
     assert_eq!(r.drawn, 7);
     assert_eq!(rep.covering_other_marks, 0, "{rep:?}");
-    // Badge of @email sits above its box at 2× size: box top 124 CSS px = 248 device px.
+    // Badge of @email sits above its box at 2× size (box top 124 CSS px = 248
+    // device px), right-aligned: the left corner would cover the label text.
     let email = r.annotation_map.iter().find(|m| m.ref_ == "@email");
-    assert_eq!(email.map(|m| m.position), Some(Point { x: 80.0, y: 216.0 }));
+    assert_eq!(
+        email.map(|m| m.position),
+        Some(Point { x: 688.0, y: 216.0 })
+    );
 }
 
 #[test]
