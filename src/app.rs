@@ -36,7 +36,16 @@ pub struct PageState {
 pub struct RefState {
     pub registry: Registry,
     pub url: String,
-    pub last: Option<Observation>,
+    /// What the last observation saw (its URL and refs, in order): a summary,
+    /// not a copy, so observing a large page does not clone every element.
+    pub last: Option<LastObservation>,
+}
+
+/// Summary of a page's last observation.
+#[derive(Debug, Clone, Default)]
+pub struct LastObservation {
+    pub url: String,
+    pub refs: Vec<String>,
 }
 
 /// Options for one observation.
@@ -303,7 +312,10 @@ pub fn assign_refs(
             ..Default::default()
         },
     };
-    st.last = Some(obs.clone());
+    st.last = Some(LastObservation {
+        url: obs.url.clone(),
+        refs: obs.elements.iter().map(|e| e.ref_.clone()).collect(),
+    });
     obs
 }
 

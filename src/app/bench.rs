@@ -73,10 +73,10 @@ async fn tag_truth(page: &PageState) -> Result<()> {
         .last
         .as_ref()
         .map(|o| {
-            o.elements
+            o.refs
                 .iter()
-                .filter_map(|e| match st.registry.lookup(&e.ref_) {
-                    crate::refs::Lookup::Live(en) => en.key.map(|k| (k, e.ref_.clone())),
+                .filter_map(|r| match st.registry.lookup(r) {
+                    crate::refs::Lookup::Live(en) => en.key.map(|k| (k, r.clone())),
                     _ => None,
                 })
                 .collect()
