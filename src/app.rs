@@ -228,8 +228,16 @@ impl Session {
     /// One observation: discovery pass + ref matching.
     pub async fn observe(&self, page: &PageState, opts: &ObserveOptions) -> Result<Observation> {
         let t0 = Instant::now();
-        let expr = observe::discover_expression(None);
-        let json = page.page.eval_json_string(&expr).await?;
+        let mut json = page
+            .page
+            .eval_json_string(&observe::discover_call(None))
+            .await?;
+        if json == observe::MISSING {
+            json = page
+                .page
+                .eval_json_string(&observe::discover_install_and_call(None))
+                .await?;
+        }
         let te = t0.elapsed().as_secs_f64() * 1000.0;
         let raw = observe::parse(&json)?;
         let discover_ms = t0.elapsed().as_secs_f64() * 1000.0;

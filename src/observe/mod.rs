@@ -20,13 +20,52 @@ use serde::Deserialize;
 /// The discovery script: a function expression taking an options object.
 pub const DISCOVER_JS: &str = include_str!("discover.js");
 
-/// Build the expression that runs one discovery pass.
+/// Build the expression that runs one discovery pass (the whole script).
 pub fn discover_expression(max_elements: Option<usize>) -> String {
-    let opts = serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000) });
+    format!("({})({})", discover_source(), options(max_elements))
+}
+
+fn discover_source() -> &'static str {
+    DISCOVER_JS.trim_end().trim_end_matches(';')
+}
+
+fn options(max_elements: Option<usize>) -> serde_json::Value {
+    serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000) })
+}
+
+/// What [`discover_call`] returns when the document has no installed pass yet.
+pub const MISSING: &str = "__pinpoint_missing__";
+
+/// The key the pass is installed under in a document (`Symbol.for`), naming
+/// this build's script so that two pinpoint versions on one browser never
+/// call each other's pass.
+fn install_key() -> &'static str {
+    static KEY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        let h = blake3::hash(DISCOVER_JS.as_bytes()).to_hex();
+        format!("pinpoint.discover.{}", &h[..12])
+    })
+}
+
+/// A short expression that runs the pass installed in the document, or
+/// returns [`MISSING`]. Installed once per document, the function is neither
+/// re-sent nor re-parsed on each observation, and V8 keeps its optimised code
+/// across observations.
+pub fn discover_call(max_elements: Option<usize>) -> String {
     format!(
-        "({})({})",
-        DISCOVER_JS.trim_end().trim_end_matches(';'),
-        opts
+        "(() => {{ const f = window[Symbol.for({key:?})]; return typeof f === \"function\" ? f({opts}) : {MISSING:?}; }})()",
+        key = install_key(),
+        opts = options(max_elements)
+    )
+}
+
+/// Install the pass in the document (hidden, non-enumerable) and run it.
+pub fn discover_install_and_call(max_elements: Option<usize>) -> String {
+    format!(
+        "(() => {{ const k = Symbol.for({key:?}); Object.defineProperty(window, k, {{ value: ({src}), configurable: true }}); return window[k]({opts}); }})()",
+        key = install_key(),
+        src = discover_source(),
+        opts = options(max_elements)
     )
 }
 
@@ -202,6 +241,17 @@ mod tests {
     fn bad_output_is_an_error_not_a_panic() {
         assert!(parse("{").is_err());
         assert!(parse("[]").is_err());
+    }
+
+    #[test]
+    fn installed_pass_is_called_by_a_short_versioned_expression() {
+        let call = discover_call(Some(5));
+        assert!(call.len() < 300, "{call}");
+        assert!(call.contains("\"maxElements\":5"));
+        assert!(call.contains("pinpoint.discover."));
+        let install = discover_install_and_call(Some(5));
+        assert!(install.contains("(function (opts)"));
+        assert!(install.contains(install_key()));
     }
 
     #[test]
