@@ -352,7 +352,8 @@ fn profile_discovery() {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(1000);
-        let p = open(&format!("many.html?n={n}")).await;
+        let fixture = std::env::var("PROFILE_PAGE").unwrap_or(format!("many.html?n={n}"));
+        let p = open(&fixture).await;
         let custom = std::env::var("PROFILE_JS")
             .ok()
             .map(|f| std::fs::read_to_string(f).unwrap());
