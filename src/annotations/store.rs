@@ -21,6 +21,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use super::markdown::{self, Level};
 use super::model::{now_ms, Annotation, Event, EventType, Intent, Session, Severity, Status};
 use super::reducer::{self, Action, Change, Ctx, State};
 use crate::error::{Error, Result};
@@ -46,6 +47,43 @@ pub struct AnnotationFilter {
     pub status: Option<Status>,
     pub severity: Option<Severity>,
     pub intent: Option<Intent>,
+}
+
+impl AnnotationFilter {
+    /// A filter from the text clients send (query strings, tool arguments,
+    /// CLI flags); enum values are case-insensitive, and an unknown one is an
+    /// error naming the field and the allowed values.
+    pub fn from_text(
+        session_id: Option<String>,
+        url: Option<String>,
+        status: Option<&str>,
+        severity: Option<&str>,
+        intent: Option<&str>,
+    ) -> Result<Self> {
+        fn en<T: serde::de::DeserializeOwned>(
+            field: &str,
+            v: Option<&str>,
+            allowed: &str,
+        ) -> Result<Option<T>> {
+            v.map(|s| {
+                serde_json::from_value(Value::String(s.to_ascii_lowercase())).map_err(|_| {
+                    Error::invalid_field(field, format!("{field} must be one of {allowed}"))
+                })
+            })
+            .transpose()
+        }
+        Ok(AnnotationFilter {
+            session_id,
+            url,
+            status: en(
+                "status",
+                status,
+                "pending, acknowledged, resolved, dismissed",
+            )?,
+            severity: en("severity", severity, "blocking, important, suggestion")?,
+            intent: en("intent", intent, "fix, change, question, approve")?,
+        })
+    }
 }
 
 /// The result of a committed action.
@@ -248,6 +286,23 @@ fn max_seq(conn: &Connection) -> Result<i64> {
             r.get(0)
         })?,
     )
+}
+
+fn session_markdown(i: &Inner, session_id: &str, level: Level) -> Result<String> {
+    let conn = lock(&i.reader);
+    let s = load_session(&conn, session_id)?.ok_or_else(|| Error::NotFound {
+        kind: "session",
+        id: session_id.to_owned(),
+    })?;
+    let filter = AnnotationFilter {
+        session_id: Some(session_id.to_owned()),
+        ..Default::default()
+    };
+    Ok(markdown::export(
+        &s,
+        &query_annotations(&conn, &filter)?,
+        level,
+    ))
 }
 
 fn load_session(conn: &Connection, id: &str) -> Result<Option<Session>> {
@@ -631,6 +686,16 @@ impl Store {
     }
 
     /// Annotations matching `filter`, in creation order.
+    /// A session's annotations as markdown; `NotFound` for an unknown session.
+    pub fn export_markdown_blocking(&self, session_id: &str, level: Level) -> Result<String> {
+        session_markdown(&self.inner, session_id, level)
+    }
+
+    pub async fn export_markdown(&self, session_id: String, level: Level) -> Result<String> {
+        self.blocking(move |i| session_markdown(i, &session_id, level))
+            .await
+    }
+
     pub fn list_annotations_blocking(&self, filter: &AnnotationFilter) -> Result<Vec<Annotation>> {
         query_annotations(&lock(&self.inner.reader), filter)
     }
@@ -870,5 +935,49 @@ mod tests {
         assert_eq!(seen, [1, 2, 3]);
         tokio::time::sleep(POLL_INTERVAL * 3).await;
         assert!(rx.try_recv().is_err(), "no duplicates");
+    }
+
+    #[test]
+    fn filter_from_text_is_case_insensitive_and_names_bad_fields() {
+        let f = AnnotationFilter::from_text(
+            Some("s1".into()),
+            None,
+            Some("Pending"),
+            None,
+            Some("fix"),
+        )
+        .unwrap();
+        assert_eq!(f.status, Some(Status::Pending));
+        assert_eq!(f.intent, Some(Intent::Fix));
+        assert_eq!(f.session_id.as_deref(), Some("s1"));
+        let e = AnnotationFilter::from_text(None, None, None, Some("urgent"), None).unwrap_err();
+        assert_eq!(e.code(), "invalid_input");
+        assert!(
+            e.to_string().contains("severity must be one of blocking"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn markdown_export_of_an_unknown_session_is_not_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("s.db")).unwrap();
+        session(&store, "s1");
+        assert!(store
+            .export_markdown_blocking("s1", Level::Standard)
+            .is_ok());
+        let e = store
+            .export_markdown_blocking("nope", Level::Standard)
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::NotFound {
+                    kind: "session",
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 }

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use crate::annotations::markdown::{self, Level};
-use crate::annotations::model::{new_id, now_ms, Annotation, Status};
+use crate::annotations::markdown::Level;
+use crate::annotations::model::{new_id, now_ms, Annotation};
 use crate::annotations::store::{default_path, AnnotationFilter, Store};
 use crate::annotations::Action;
 use crate::error::{Error, Result};
@@ -136,21 +136,8 @@ fn run_blocking(cmd: AnnotationsCommand) -> Result<ExitCode> {
             json,
         } => {
             let store = open(store)?;
-            let status = status
-                .map(|s| {
-                    Status::parse(&s).ok_or_else(|| {
-                        Error::invalid_field(
-                            "status",
-                            "status must be one of pending, acknowledged, resolved, dismissed",
-                        )
-                    })
-                })
-                .transpose()?;
-            let list = store.list_annotations_blocking(&AnnotationFilter {
-                session_id: session,
-                status,
-                ..Default::default()
-            })?;
+            let filter = AnnotationFilter::from_text(session, None, status.as_deref(), None, None)?;
+            let list = store.list_annotations_blocking(&filter)?;
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
             } else {
@@ -174,17 +161,7 @@ fn run_blocking(cmd: AnnotationsCommand) -> Result<ExitCode> {
         } => {
             let level = Level::parse(&level)?;
             let store = open(store)?;
-            let s = store
-                .session_blocking(&session)?
-                .ok_or_else(|| Error::NotFound {
-                    kind: "session",
-                    id: session.clone(),
-                })?;
-            let list = store.list_annotations_blocking(&AnnotationFilter {
-                session_id: Some(session),
-                ..Default::default()
-            })?;
-            write!(out, "{}", markdown::export(&s, &list, level))?;
+            write!(out, "{}", store.export_markdown_blocking(&session, level)?)?;
         }
         AnnotationsCommand::Add {
             store,

@@ -39,7 +39,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::security::error_response;
-use crate::annotations::markdown::{self, Level};
+use crate::annotations::markdown::Level;
 use crate::annotations::model::{
     iso_from_ms, new_id, now_ms, Actor, Annotation, ChannelAction, Event, EventType, SessionStatus,
     ThreadMessage,
@@ -432,19 +432,7 @@ async fn export(
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult {
     let level = Level::parse(q.get("level").map_or("standard", String::as_str))?;
-    let s = st
-        .store
-        .session(id.clone())
-        .await?
-        .ok_or_else(|| session_missing(&id))?;
-    let list = st
-        .store
-        .list_annotations(AnnotationFilter {
-            session_id: Some(id),
-            ..Default::default()
-        })
-        .await?;
-    let md = markdown::export(&s, &list, level);
+    let md = st.store.export_markdown(id, level).await?;
     Ok((
         StatusCode::OK,
         [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
@@ -542,26 +530,13 @@ async fn create_annotation(
 }
 
 fn parse_filter(q: &HashMap<String, String>) -> Result<AnnotationFilter> {
-    fn en<T: serde::de::DeserializeOwned>(
-        q: &HashMap<String, String>,
-        key: &str,
-        allowed: &str,
-    ) -> Result<Option<T>> {
-        q.get(key)
-            .map(|v| {
-                serde_json::from_value(Value::String(v.clone())).map_err(|_| {
-                    Error::invalid_field(key, format!("{key} must be one of {allowed}"))
-                })
-            })
-            .transpose()
-    }
-    Ok(AnnotationFilter {
-        session_id: q.get("sessionId").or_else(|| q.get("session")).cloned(),
-        url: q.get("url").cloned(),
-        status: en(q, "status", "pending, acknowledged, resolved, dismissed")?,
-        severity: en(q, "severity", "blocking, important, suggestion")?,
-        intent: en(q, "intent", "fix, change, question, approve")?,
-    })
+    AnnotationFilter::from_text(
+        q.get("sessionId").or_else(|| q.get("session")).cloned(),
+        q.get("url").cloned(),
+        q.get("status").map(String::as_str),
+        q.get("severity").map(String::as_str),
+        q.get("intent").map(String::as_str),
+    )
 }
 
 async fn list_annotations(

@@ -19,7 +19,7 @@ use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData as McpError, Ser
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::annotations::markdown::{self, Level};
+use crate::annotations::markdown::Level;
 use crate::annotations::model::{new_id, Actor, Annotation, Status, ThreadMessage};
 use crate::annotations::store::{AnnotationFilter, Store};
 use crate::annotations::Action;
@@ -97,15 +97,6 @@ pub struct WatchArgs {
     /// How long to wait for a new pending annotation (1..=300 s, default 60).
     #[serde(default, rename = "timeoutSeconds")]
     pub timeout_seconds: Option<u64>,
-}
-
-fn enum_arg<T: serde::de::DeserializeOwned>(field: &str, v: &Option<String>) -> Result<Option<T>> {
-    match v {
-        None => Ok(None),
-        Some(s) => serde_json::from_value(json!(s.to_ascii_lowercase()))
-            .map(Some)
-            .map_err(|_| Error::invalid_field(field, format!("unknown {field} {s:?}"))),
-    }
 }
 
 fn now_ms() -> i64 {
@@ -197,13 +188,13 @@ impl PinpointMcp {
     ) -> std::result::Result<CallToolResult, McpError> {
         answer(
             async {
-                let filter = AnnotationFilter {
-                    session_id: a.session_id,
-                    url: a.url,
-                    status: enum_arg("status", &a.status)?,
-                    severity: enum_arg("severity", &a.severity)?,
-                    intent: enum_arg("intent", &a.intent)?,
-                };
+                let filter = AnnotationFilter::from_text(
+                    a.session_id,
+                    a.url,
+                    a.status.as_deref(),
+                    a.severity.as_deref(),
+                    a.intent.as_deref(),
+                )?;
                 Ok(serde_json::to_value(
                     self.store.list_annotations(filter).await?,
                 )?)
@@ -306,22 +297,7 @@ impl PinpointMcp {
         text(
             async {
                 let level = Level::parse(a.level.as_deref().unwrap_or("standard"))?;
-                let s = self
-                    .store
-                    .session(a.session_id.clone())
-                    .await?
-                    .ok_or(Error::NotFound {
-                        kind: "session",
-                        id: a.session_id.clone(),
-                    })?;
-                let list = self
-                    .store
-                    .list_annotations(AnnotationFilter {
-                        session_id: Some(a.session_id),
-                        ..Default::default()
-                    })
-                    .await?;
-                Ok(markdown::export(&s, &list, level))
+                self.store.export_markdown(a.session_id, level).await
             }
             .await,
         )
