@@ -111,7 +111,7 @@ struct Inner {
     closing: Arc<AtomicBool>,
     version: String,
     /// Removed when the last handle goes away.
-    _profile: Option<tempfile::TempDir>,
+    profile: Option<tempfile::TempDir>,
     /// Page ids are our own short strings; the map lives in `app`.
     launched: bool,
 }
@@ -179,49 +179,42 @@ pub fn find_chrome(explicit: Option<&Path>) -> Result<PathBuf> {
     })
 }
 
-/// Pids of the Chromiums this process launched and has not closed yet.
-static LIVE: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+/// Profile dirs of the Chromiums this process launched and has not closed yet.
+static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
 /// Runs at process exit (also when a `static` browser is never dropped, as in
 /// test binaries): no Chromium outlives the process that launched it.
 extern "C" fn kill_live_browsers() {
-    if let Ok(pids) = LIVE.lock() {
-        let ours = format!("pinpoint-chrome-{}-", std::process::id());
-        for &pid in pids.iter() {
-            // A pid can be reused once its Chromium is gone: check it still is ours.
-            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            if !cmd.windows(ours.len()).any(|w| w == ours.as_bytes()) {
-                continue;
-            }
-            // SAFETY: kill(2) with a pid we spawned; no memory is touched.
-            unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGKILL);
-            }
+    if let Ok(dirs) = LIVE.lock() {
+        for d in dirs.iter() {
+            kill_profile_users(d);
         }
     }
 }
 
-fn track_pid(pid: u32) {
+fn track_profile(dir: &Path) {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
-        // SAFETY: registers a plain `extern "C" fn()` that only calls kill(2).
+        // SAFETY: registers a plain `extern "C" fn()` that only reads /proc and calls kill(2).
         unsafe {
             libc::atexit(kill_live_browsers);
         }
     });
-    if let Ok(mut pids) = LIVE.lock() {
-        pids.push(pid);
+    if let Ok(mut dirs) = LIVE.lock() {
+        dirs.push(dir.to_path_buf());
     }
 }
 
-fn untrack_pid(pid: u32) {
-    if let Ok(mut pids) = LIVE.lock() {
-        pids.retain(|&p| p != pid);
+fn untrack_profile(dir: &Path) {
+    if let Ok(mut dirs) = LIVE.lock() {
+        dirs.retain(|d| d != dir);
     }
 }
 
-/// Kill the processes still running on a profile dir (Chromium orphaned by a
-/// pinpoint process that was killed before it could close them).
+/// Kill the processes running on a profile dir: at exit, the Chromiums this
+/// process launched; at launch, those orphaned by a pinpoint process that was
+/// killed before it could close them. Matching the exact `--user-data-dir`
+/// argument means a reused pid is never hit.
 fn kill_profile_users(dir: &Path) {
     let Ok(rd) = std::fs::read_dir("/proc") else {
         return;
@@ -288,18 +281,16 @@ impl Browser {
             b = b.with_head();
         }
         let config = b.build().map_err(Error::BrowserLaunch)?;
-        let (mut browser, handler) = CoBrowser::launch(config)
-            .await
-            .map_err(|e| Error::BrowserLaunch(format!("{} ({})", e, exe.display())))?;
-        let pid = browser.get_mut_child().and_then(|c| c.inner.id());
-        if let Some(pid) = pid {
-            track_pid(pid);
+        let dir = profile.path().to_path_buf();
+        track_profile(&dir);
+        let launched = match CoBrowser::launch(config).await {
+            Ok((browser, handler)) => Self::finish(browser, handler, Some(profile), true).await,
+            Err(e) => Err(Error::BrowserLaunch(format!("{} ({})", e, exe.display()))),
+        };
+        if launched.is_err() {
+            untrack_profile(&dir);
         }
-        let b = Self::finish(browser, handler, Some(profile), true).await;
-        if let (Err(_), Some(pid)) = (&b, pid) {
-            untrack_pid(pid);
-        }
-        b
+        launched
     }
 
     /// Connect to a running browser's DevTools endpoint.
@@ -370,7 +361,7 @@ impl Browser {
                 alive,
                 closing,
                 version,
-                _profile: profile,
+                profile,
                 launched,
             }),
         })
@@ -378,7 +369,7 @@ impl Browser {
 
     /// The temporary profile directory of a launched browser (removed when the last handle drops).
     pub fn profile_dir(&self) -> Option<&Path> {
-        self.inner._profile.as_ref().map(|d| d.path())
+        self.inner.profile.as_ref().map(|d| d.path())
     }
 
     /// The DevTools WebSocket URL (what `--cdp` takes to share this browser).
@@ -434,14 +425,14 @@ impl Browser {
         self.inner.closing.store(true, Ordering::SeqCst);
         let mut guard = self.inner.browser.lock().await;
         if let Some(mut b) = guard.take() {
-            if let Some(pid) = b.get_mut_child().and_then(|c| c.inner.id()) {
-                untrack_pid(pid);
-            }
             if self.inner.launched {
                 let _ = tokio::time::timeout(Duration::from_secs(3), b.close()).await;
                 let _ = tokio::time::timeout(Duration::from_secs(3), b.wait()).await;
                 let _ = b.kill().await;
             }
+        }
+        if let Some(p) = &self.inner.profile {
+            untrack_profile(p.path());
         }
         self.inner.alive.store(false, Ordering::SeqCst);
     }
