@@ -126,6 +126,37 @@ fn click_in_main_shadow_and_frame() {
 }
 
 #[test]
+fn a_second_click_on_the_resting_pointer_sends_no_move_but_clicks() {
+    run(async {
+        let p = actions_page().await;
+        js(&p, "window.__moves = 0; document.getElementById('click-btn').addEventListener('mousemove', () => window.__moves++); true").await;
+        ok(&p, "click @click-btn").await;
+        assert_eq!(
+            js(&p, "window.__moves").await,
+            1,
+            "the first click moves there"
+        );
+        ok(&p, "click @click-btn").await;
+        assert_eq!(
+            js(&p, "window.__moves").await,
+            1,
+            "the pointer already rests there"
+        );
+        assert_eq!(of(&p, "click", "click-btn").await.len(), 2);
+        assert_eq!(of(&p, "mousedown", "click-btn").await.len(), 2);
+        assert_eq!(
+            js(&p, "document.getElementById('click-btn').matches(':hover')").await,
+            true
+        );
+        // Elsewhere and back: the pointer moves again.
+        ok(&p, "hover css=#hover-target").await;
+        ok(&p, "click @click-btn").await;
+        assert_eq!(js(&p, "window.__moves").await, 2);
+        assert_eq!(of(&p, "click", "click-btn").await.len(), 3);
+    });
+}
+
+#[test]
 fn dblclick_rightclick_modifiers_position_hover() {
     run(async {
         let p = actions_page().await;
