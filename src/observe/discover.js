@@ -665,7 +665,7 @@
           frame: frameId,
           tag: t,
           role,
-          name: name.length > 200 ? name.slice(0, 200) : name,
+          name: name.slice(0, 200),
           inputType: typeAttr,
           testId: testIdOf(el),
           id: el.id || null,
