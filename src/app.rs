@@ -227,15 +227,33 @@ impl Session {
 
     /// One observation: discovery pass + ref matching.
     pub async fn observe(&self, page: &PageState, opts: &ObserveOptions) -> Result<Observation> {
+        self.observe_gated(page, opts, false).await
+    }
+
+    /// Observe; with `after_frame`, the pass waits for the page's next frame
+    /// (see [`observe::after_next_frame`]): used when a capture is in flight.
+    pub(crate) async fn observe_gated(
+        &self,
+        page: &PageState,
+        opts: &ObserveOptions,
+        after_frame: bool,
+    ) -> Result<Observation> {
         let t0 = Instant::now();
+        let gate = |e: String| {
+            if after_frame {
+                observe::after_next_frame(&e)
+            } else {
+                e
+            }
+        };
         let mut json = page
             .page
-            .eval_json_string(&observe::discover_call(None))
+            .eval_json_string(&gate(observe::discover_call(None)))
             .await?;
         if json == observe::MISSING {
             json = page
                 .page
-                .eval_json_string(&observe::discover_install_and_call(None))
+                .eval_json_string(&gate(observe::discover_install_and_call(None)))
                 .await?;
         }
         let te = t0.elapsed().as_secs_f64() * 1000.0;

@@ -102,10 +102,11 @@ impl Session {
                     let r = page.page.screenshot(&req).await;
                     (r, t.elapsed().as_secs_f64() * 1000.0)
                 };
-                // Both need the renderer's main thread, so they mostly add
-                // up; sending discovery first measured no better (sidebar
-                // 67/84 vs 67/62 ms over two runs of 21 each).
-                let ((png, ms), obs) = tokio::join!(shot, self.observe(page, &opts.observe));
+                // The capture needs one frame from the renderer's main
+                // thread; discovery waits for that frame and then runs while
+                // the frame is rasterised, read back and encoded.
+                let ((png, ms), obs) =
+                    tokio::join!(shot, self.observe_gated(page, &opts.observe, true));
                 let obs = obs?;
                 let v = obs.viewport;
                 (

