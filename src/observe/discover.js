@@ -32,6 +32,41 @@
     for (const [k, r] of st.byKey) if (!r.deref() || !r.deref().isConnected) st.byKey.delete(k);
   }
 
+  // DOM-derived fields of an element (anchor, CSS path, href, and its name
+  // when computing it read no style and no form state) are kept across
+  // passes. Any mutation in a walked root (document, open shadow root,
+  // same-origin iframe) drops them all: the observer then disconnects, so a
+  // busy page pays for one mutation record per pass at most. Everything that
+  // depends on layout, style, listeners or form state is recomputed each pass.
+  if (!st.dom) {
+    const c = { map: new WeakMap(), dirty: false, observed: new WeakSet() };
+    c.mo = new MutationObserver(() => {
+      c.dirty = true;
+      c.mo.disconnect();
+      c.observed = new WeakSet();
+    });
+    st.dom = c;
+  }
+  const dom = st.dom;
+  if (dom.mo.takeRecords().length || dom.dirty || opts.fresh) {
+    dom.map = new WeakMap();
+    dom.dirty = false;
+    dom.mo.disconnect();
+    dom.observed = new WeakSet();
+  }
+  function watch(root) {
+    if (dom.observed.has(root)) return;
+    dom.mo.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+    dom.observed.add(root);
+  }
+  function recordOf(el) {
+    let r = dom.map.get(el);
+    if (r === undefined) dom.map.set(el, (r = {}));
+    return r;
+  }
+  // Set when a name computation reads computed style or form state.
+  let styleUsed = false;
+
   const NATIVE_ROLE_TAGS = new Set(["a", "area", "button", "input", "select", "textarea", "summary", "option"]);
   const WIDGET_ROLES = new Set([
     "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
@@ -45,6 +80,9 @@
   ]);
   const LANDMARKS = { header: "banner", nav: "navigation", main: "main", aside: "complementary", footer: "contentinfo", form: "form", section: "region", dialog: "dialog", search: "search" };
   const LANDMARK_ROLES = new Set(["banner", "navigation", "main", "complementary", "contentinfo", "form", "region", "dialog", "alertdialog", "search", "tabpanel", "menu", "menubar", "toolbar", "list", "listitem", "row", "article", "group", "radiogroup", "tablist", "tree", "grid", "table"]);
+  // Only these can match :disabled (form controls, fieldset inheritance included).
+  const FORM_TAGS = new Set(["button", "input", "select", "textarea", "optgroup", "option", "fieldset"]);
+  const NOT_TEXT_INPUTS = new Set(["checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color"]);
   const SENSITIVE_AUTOCOMPLETE = /^(cc-|current-password|new-password|one-time-code)/;
 
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
@@ -102,6 +140,7 @@
     if (el.nodeType !== 1) return false;
     if (el.getAttribute("aria-hidden") === "true") return true;
     if (el.hidden) return true;
+    styleUsed = true;
     const cs = el.ownerDocument.defaultView.getComputedStyle(el);
     return cs.display === "none" || cs.visibility === "hidden";
   }
@@ -131,6 +170,7 @@
   }
   function pseudoText(el, which) {
     if (!mayHavePseudo(el.ownerDocument)) return "";
+    styleUsed = true;
     const c = el.ownerDocument.defaultView.getComputedStyle(el, which).content;
     return c && c !== "none" && c !== "normal" && /^".*"$/.test(c) ? c.slice(1, -1) : "";
   }
@@ -147,6 +187,7 @@
     const tag = tagOf(el);
     if (depth > 0) {
       if (tag === "img" || (tag === "input" && el.type === "image")) return el.getAttribute("alt") || el.getAttribute("title") || "";
+      if (tag === "input" || tag === "textarea" || tag === "select") styleUsed = true;
       if (tag === "input" || tag === "textarea") {
         const t = (el.getAttribute("type") || "text").toLowerCase();
         if (t === "button" || t === "submit" || t === "reset") return el.value || "";
@@ -173,6 +214,7 @@
   function addSpace(node, text) {
     if (!text) return "";
     if (node.nodeType === 1) {
+      styleUsed = true;
       const d = node.ownerDocument.defaultView.getComputedStyle(node).display;
       if (d && d !== "inline" && d !== "contents") return " " + text + " ";
     }
@@ -274,9 +316,9 @@
     return null;
   }
 
-  function isSensitive(el) {
+  function isSensitive(el, root) {
     const tag = tagOf(el);
-    if (el.hasAttribute("data-sensitive") || (rootHas(el.getRootNode(), "[data-sensitive]") && el.closest("[data-sensitive]"))) return true;
+    if (el.hasAttribute("data-sensitive") || (rootHas(root, "[data-sensitive]") && el.closest("[data-sensitive]"))) return true;
     if (tag !== "input") return false;
     const t = (el.getAttribute("type") || "").toLowerCase();
     if (t === "password") return true;
@@ -541,17 +583,10 @@
   }
 
   const r2 = (v) => Math.round(v * 100) / 100;
-  // A copy without null, false and empty fields (deleting keys in place
-  // turns objects into slow dictionaries for JSON.stringify).
-  function compact(o) {
-    const c = {};
-    for (const k in o) {
-      const v = o[k];
-      if (v !== null && v !== false && v !== "" && v !== undefined) c[k] = v;
-    }
-    const b = o.bounds;
-    c.bounds = { x: r2(b.x), y: r2(b.y), width: r2(b.width), height: r2(b.height) };
-    return c;
+  // Results omit null, false and empty fields (set only when present:
+  // deleting keys turns objects into slow dictionaries for JSON.stringify).
+  function put(o, k, v) {
+    if (v !== null && v !== false && v !== "" && v !== undefined) o[k] = v;
   }
   const topVW = window.innerWidth, topVH = window.innerHeight;
   const sx = window.scrollX, sy = window.scrollY;
@@ -567,6 +602,7 @@
     const roots = [doc];
     while (roots.length) {
       const root = roots.shift();
+      watch(root);
       const all = root.querySelectorAll("*");
       for (let i = 0; i < all.length; i++) {
         const el = all[i];
@@ -607,7 +643,13 @@
         total++;
         if (out.length >= maxElements) continue;
         const role = explicit || implicitRole(el);
-        const name = nameOf(el, role);
+        const rec = recordOf(el);
+        let name = rec.name;
+        if (name === undefined) {
+          styleUsed = false;
+          name = nameOf(el, role).slice(0, 200);
+          if (!styleUsed) rec.name = name;
+        }
         const bx = rect.left + offX, by = rect.top + offY;
         // Visible part inside the frame clip and the top viewport.
         const vx0 = Math.max(bx, clip.x0, 0), vy0 = Math.max(by, clip.y0, 0);
@@ -640,7 +682,8 @@
             }
           }
         }
-        const sensitive = isSensitive(el);
+        let sensitive = rec.sensitive;
+        if (sensitive === undefined) rec.sensitive = sensitive = isSensitive(el, elRoot);
         let value = valueOf(el, role);
         if (sensitive && value) value = "••••";
         if (value !== null && value.length > 500) value = value.slice(0, 500);
@@ -656,44 +699,56 @@
         if (t === "summary" && el.parentElement) expanded = el.parentElement.open;
         const ariaSelected = el.getAttribute("aria-selected");
         const selected = ariaSelected === "true" ? true : ariaSelected === "false" ? false : null;
-        const disabled = el.matches(":disabled") || el.getAttribute("aria-disabled") === "true";
-        const href = el.getAttribute("href");
-        let hrefPath = null;
-        if (href && (t === "a" || t === "area")) hrefPath = hrefOf(href, doc);
-        out.push(compact({
-          key: keyFor(el),
-          frame: frameId,
-          tag: t,
-          role,
-          name: name.slice(0, 200),
-          inputType: typeAttr,
-          testId: testIdOf(el),
-          id: el.id || null,
-          nameAttr: el.getAttribute("name"),
-          ariaLabel: el.getAttribute("aria-label"),
-          placeholder: el.getAttribute("placeholder"),
-          href: hrefPath,
-          anchor: anchorOf(el, doc),
-          cssPath: cssPath(el),
-          shadow: elRoot !== doc,
-          bounds: { x: bx + sx, y: by + sy, width: rect.width, height: rect.height },
-          inViewport,
-          visible: opaque && !clipped,
-          occluded,
-          occludedBy,
-          clickable,
-          disabled,
-          checked,
-          expanded,
-          selected,
-          focused: elRoot.activeElement === el,
-          editable: (t === "input" && !["checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color"].includes(typeAttr)) || t === "textarea" || el.isContentEditable,
-          readonly: !!el.readOnly,
-          required: !!el.required || el.getAttribute("aria-required") === "true",
-          multiple: !!el.multiple,
-          sensitive,
-          value,
-        }));
+        const disabled = (FORM_TAGS.has(t) && el.matches(":disabled")) || el.getAttribute("aria-disabled") === "true";
+        let hrefPath = rec.href;
+        if (hrefPath === undefined) {
+          const href = el.getAttribute("href");
+          rec.href = hrefPath = href && (t === "a" || t === "area") ? hrefOf(href, doc) : null;
+        }
+        let anchor = rec.anchor;
+        if (anchor === undefined) rec.anchor = anchor = anchorOf(el, doc);
+        let path = rec.cssPath;
+        if (path === undefined) rec.cssPath = path = cssPath(el);
+        // Fields that depend on the DOM only are built once per element
+        // (see the cache above); the rest are added each pass.
+        let base = rec.base;
+        if (base === undefined) {
+          rec.base = base = {};
+          put(base, "key", keyFor(el));
+          put(base, "frame", frameId);
+          put(base, "tag", t);
+          put(base, "inputType", typeAttr);
+          put(base, "testId", testIdOf(el));
+          put(base, "id", el.id);
+          put(base, "nameAttr", el.getAttribute("name"));
+          put(base, "ariaLabel", el.getAttribute("aria-label"));
+          put(base, "placeholder", el.getAttribute("placeholder"));
+          put(base, "href", hrefPath);
+          put(base, "anchor", anchor);
+          put(base, "cssPath", path);
+          put(base, "shadow", elRoot !== doc);
+          put(base, "sensitive", sensitive);
+        }
+        const o = { ...base };
+        put(o, "role", role);
+        put(o, "name", name);
+        o.bounds = { x: r2(bx + sx), y: r2(by + sy), width: r2(rect.width), height: r2(rect.height) };
+        put(o, "inViewport", inViewport);
+        put(o, "visible", opaque && !clipped);
+        put(o, "occluded", occluded);
+        put(o, "occludedBy", occludedBy);
+        put(o, "clickable", clickable);
+        put(o, "disabled", disabled);
+        put(o, "checked", checked);
+        put(o, "expanded", expanded);
+        put(o, "selected", selected);
+        put(o, "focused", elRoot.activeElement === el);
+        put(o, "editable", (t === "input" && !NOT_TEXT_INPUTS.has(typeAttr)) || t === "textarea" || el.isContentEditable);
+        put(o, "readonly", !!el.readOnly);
+        put(o, "required", !!el.required || el.getAttribute("aria-required") === "true");
+        put(o, "multiple", !!el.multiple);
+        put(o, "value", value);
+        out.push(o);
       }
     }
   }
@@ -715,7 +770,7 @@
   if (opts.profile) {
     const wrap = (name, f) => function (...a) { const t = performance.now(); try { return f.apply(this, a); } finally { T[name] = (T[name] || 0) + performance.now() - t; } };
     nameOf = wrap("name", nameOf); anchorOf = wrap("anchor", anchorOf); cssPath = wrap("cssPath", cssPath);
-    deepHit = wrap("hit", deepHit); nonSemanticClickable = wrap("clickable", nonSemanticClickable); compact = wrap("compact", compact); keyFor = wrap("key", keyFor); isCandidate = wrap("cand", isCandidate); valueOf = wrap("value", valueOf);
+    deepHit = wrap("hit", deepHit); nonSemanticClickable = wrap("clickable", nonSemanticClickable); keyFor = wrap("key", keyFor); isCandidate = wrap("cand", isCandidate); valueOf = wrap("value", valueOf);
   }
   const full = { x0: -1e9, y0: -1e9, x1: 1e9, y1: 1e9 };
   const tw = performance.now();

@@ -506,3 +506,67 @@ fn profile_dom_ops() {
         println!("{v}");
     });
 }
+
+/// Discovery keeps DOM-derived fields across passes; every kind of change
+/// must still show up in the next observation: text, attributes, shadow-root
+/// and iframe content, form state, listeners added without any DOM change,
+/// and style-dependent names.
+#[test]
+fn cached_fields_follow_every_change() {
+    run(async {
+        fn by_id<'a>(o: &'a Observation, id: &str) -> &'a Element {
+            o.elements
+                .iter()
+                .find(|e| e.id.as_deref() == Some(id))
+                .unwrap_or_else(|| panic!("no #{id}"))
+        }
+        let p = open("demo.html").await;
+        observe(&p).await;
+        observe(&p).await;
+        js(
+            &p,
+            "document.getElementById('signin-submit').textContent = 'Log in now'",
+        )
+        .await;
+        js(
+            &p,
+            "document.getElementById('search').setAttribute('aria-label', 'Find things')",
+        )
+        .await;
+        js(&p, "document.getElementById('email').value = 'a@b.c'").await;
+        // A listener is no DOM mutation: the element must still be found.
+        js(&p, "const d = document.createElement('div'); d.id = 'late'; d.textContent = 'Late tile'; d.style.cssText = 'position:absolute;left:900px;top:10px;width:80px;height:20px'; document.body.append(d)").await;
+        observe(&p).await;
+        js(
+            &p,
+            "document.getElementById('late').addEventListener('click', () => {})",
+        )
+        .await;
+        let o = observe(&p).await;
+        assert_eq!(by_id(&o, "signin-submit").name, "Log in now");
+        assert_eq!(by_id(&o, "search").name, "Find things");
+        assert_eq!(by_id(&o, "email").value.as_deref(), Some("a@b.c"));
+        assert!(by_id(&o, "late").clickable, "found by its listener");
+        // A name that depends on style: a hidden span drops out of the name.
+        js(&p, "const b = document.getElementById('signin-submit'); b.innerHTML = 'Log <span id=\"x\">in</span>'").await;
+        assert_eq!(by_id(&observe(&p).await, "signin-submit").name, "Log in");
+        js(&p, "const s = new CSSStyleSheet(); s.replaceSync('#x { display: none }'); document.adoptedStyleSheets = [s]").await;
+        assert_eq!(by_id(&observe(&p).await, "signin-submit").name, "Log");
+
+        let p = open("shadow.html").await;
+        observe(&p).await;
+        js(&p, "document.getElementById('widget').shadowRoot.getElementById('shadow-button').textContent = 'Renamed in shadow'").await;
+        assert_eq!(
+            by_id(&observe(&p).await, "shadow-button").name,
+            "Renamed in shadow"
+        );
+
+        let p = open("iframe.html").await;
+        observe(&p).await;
+        js(&p, "document.getElementById('frame').contentDocument.getElementById('inner-button').textContent = 'Renamed in frame'").await;
+        assert_eq!(
+            by_id(&observe(&p).await, "inner-button").name,
+            "Renamed in frame"
+        );
+    });
+}
