@@ -145,7 +145,7 @@ pub struct Point {
 }
 
 /// One interactive element of an observation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Element {
     /// The stable ref (`@checkout-submit`, `@e7f3a2c1`).
@@ -211,6 +211,144 @@ pub struct Element {
     /// The nearest stable ancestor (`heading:Blender`, `landmark:navigation:`, `id:cart`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub anchor: String,
+}
+
+// Clone by hand for `clone_from`: the registry refreshes its copy of every
+// element on each observation, and field-wise `clone_from` reuses the string
+// buffers instead of freeing and allocating a dozen strings per element. Both
+// bodies destructure every field, so a new field fails to compile until added.
+impl Clone for Element {
+    fn clone(&self) -> Self {
+        let Element {
+            ref_,
+            role,
+            name,
+            tag,
+            input_type,
+            bounds,
+            in_viewport,
+            visible,
+            occluded,
+            occluded_by,
+            disabled,
+            checked,
+            expanded,
+            selected,
+            focused,
+            editable,
+            value,
+            sensitive,
+            frame,
+            selector,
+            shadow,
+            clickable,
+            stability,
+            previous_ref,
+            test_id,
+            id,
+            href,
+            name_attr,
+            aria_label,
+            anchor,
+        } = self;
+        Element {
+            ref_: ref_.clone(),
+            role: role.clone(),
+            name: name.clone(),
+            tag: tag.clone(),
+            input_type: input_type.clone(),
+            bounds: *bounds,
+            in_viewport: *in_viewport,
+            visible: *visible,
+            occluded: *occluded,
+            occluded_by: occluded_by.clone(),
+            disabled: *disabled,
+            checked: *checked,
+            expanded: *expanded,
+            selected: *selected,
+            focused: *focused,
+            editable: *editable,
+            value: value.clone(),
+            sensitive: *sensitive,
+            frame: frame.clone(),
+            selector: selector.clone(),
+            shadow: *shadow,
+            clickable: *clickable,
+            stability: *stability,
+            previous_ref: previous_ref.clone(),
+            test_id: test_id.clone(),
+            id: id.clone(),
+            href: href.clone(),
+            name_attr: name_attr.clone(),
+            aria_label: aria_label.clone(),
+            anchor: anchor.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        let Element {
+            ref_,
+            role,
+            name,
+            tag,
+            input_type,
+            bounds,
+            in_viewport,
+            visible,
+            occluded,
+            occluded_by,
+            disabled,
+            checked,
+            expanded,
+            selected,
+            focused,
+            editable,
+            value,
+            sensitive,
+            frame,
+            selector,
+            shadow,
+            clickable,
+            stability,
+            previous_ref,
+            test_id,
+            id,
+            href,
+            name_attr,
+            aria_label,
+            anchor,
+        } = self;
+        ref_.clone_from(&src.ref_);
+        role.clone_from(&src.role);
+        name.clone_from(&src.name);
+        tag.clone_from(&src.tag);
+        input_type.clone_from(&src.input_type);
+        *bounds = src.bounds;
+        *in_viewport = src.in_viewport;
+        *visible = src.visible;
+        *occluded = src.occluded;
+        occluded_by.clone_from(&src.occluded_by);
+        *disabled = src.disabled;
+        *checked = src.checked;
+        *expanded = src.expanded;
+        *selected = src.selected;
+        *focused = src.focused;
+        *editable = src.editable;
+        value.clone_from(&src.value);
+        *sensitive = src.sensitive;
+        frame.clone_from(&src.frame);
+        selector.clone_from(&src.selector);
+        *shadow = src.shadow;
+        *clickable = src.clickable;
+        *stability = src.stability;
+        previous_ref.clone_from(&src.previous_ref);
+        test_id.clone_from(&src.test_id);
+        id.clone_from(&src.id);
+        href.clone_from(&src.href);
+        name_attr.clone_from(&src.name_attr);
+        aria_label.clone_from(&src.aria_label);
+        anchor.clone_from(&src.anchor);
+    }
 }
 
 fn is_false(b: &bool) -> bool {

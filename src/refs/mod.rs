@@ -20,7 +20,7 @@
 //!
 //! Architecture invariant: imports only `model`; no I/O, no async, no browser.
 
-use crate::model::{Changes, Element, Rect, Stability};
+use crate::model::{Changes, Checked, Element, Rect, Stability};
 use std::collections::{HashMap, HashSet};
 
 /// Observations an entry may go unseen before it is stale (actions on it fail).
@@ -209,23 +209,27 @@ impl Registry {
             }
         }
         // 4. New refs: a readable slug when unique and free, else a hash.
-        let slugs = unique_slugs(&cands);
-        let mut taken: HashSet<String> = self.entries.keys().cloned().collect();
-        taken.extend(claimed.iter().cloned());
-        for i in 0..n {
-            if assigned[i].is_some() {
-                continue;
+        if assigned.iter().any(Option::is_none) {
+            let slugs = unique_slugs(&cands);
+            let mut taken: HashSet<String> = self.entries.keys().cloned().collect();
+            taken.extend(claimed.iter().cloned());
+            for i in 0..n {
+                if assigned[i].is_some() {
+                    continue;
+                }
+                let r = match &slugs[i] {
+                    Some(s) if !taken.contains(s) => s.clone(),
+                    _ => hashed_ref(&identities[i], &taken),
+                };
+                taken.insert(r.clone());
+                assigned[i] = Some((r, None));
             }
-            let r = match &slugs[i] {
-                Some(s) if !taken.contains(s) => s.clone(),
-                _ => hashed_ref(&identities[i], &taken),
-            };
-            taken.insert(r.clone());
-            assigned[i] = Some((r, None));
         }
+        drop(claimed);
 
-        // Write back.
-        let previous: HashSet<String> = self.last_refs.iter().cloned().collect();
+        // Write back: entries seen before are updated in place (their
+        // strings reuse their buffers), maps are only touched on change.
+        let previous: HashSet<&str> = self.last_refs.iter().map(String::as_str).collect();
         let mut out = Vec::with_capacity(n);
         let mut changes = Changes::default();
         let mut current = Vec::with_capacity(n);
@@ -236,7 +240,7 @@ impl Registry {
             let stability = match self.entries.get(&r) {
                 None => Stability::New,
                 Some(old) => {
-                    if previous.contains(&r) && old.state != state {
+                    if previous.contains(r.as_str()) && old.state != state {
                         changes.updated.push(r.clone());
                     }
                     if moved(&old.bounds, &el.bounds) || old.identity != identities[i] {
@@ -246,7 +250,7 @@ impl Registry {
                     }
                 }
             };
-            if !previous.contains(&r) {
+            if !previous.contains(r.as_str()) {
                 changes.added.push(r.clone());
             }
             el.ref_ = r.clone();
@@ -263,34 +267,58 @@ impl Registry {
                 }
             }
             // An identity now claimed by this ref is released by any other entry.
-            if let Some(other) = self.by_identity.get(&identities[i]) {
-                if other != &r {
+            match self.by_identity.get(&identities[i]) {
+                Some(other) if other == &r => {}
+                Some(other) => {
                     let other = other.clone();
                     if let Some(o) = self.entries.get_mut(&other) {
                         o.identity = [0; 32];
                     }
+                    self.by_identity.insert(identities[i], r.clone());
+                }
+                None => {
+                    self.by_identity.insert(identities[i], r.clone());
                 }
             }
-            self.by_identity.insert(identities[i], r.clone());
-            self.by_key.insert(c.key, r.clone());
-            self.entries.insert(
-                r.clone(),
-                Entry {
-                    ref_: r.clone(),
-                    identity: identities[i],
-                    key: Some(c.key),
-                    role: el.role.clone(),
-                    name: el.name.clone(),
-                    tag: el.tag.clone(),
-                    anchor: el.anchor.clone(),
-                    frame: el.frame.clone(),
-                    selector: el.selector.clone(),
-                    bounds: el.bounds,
-                    last_seen: obs,
-                    state,
-                    element: el.clone(),
-                },
-            );
+            if self.by_key.get(&c.key) != Some(&r) {
+                self.by_key.insert(c.key, r.clone());
+            }
+            match self.entries.get_mut(&r) {
+                Some(e) => {
+                    e.identity = identities[i];
+                    e.key = Some(c.key);
+                    e.role.clone_from(&el.role);
+                    e.name.clone_from(&el.name);
+                    e.tag.clone_from(&el.tag);
+                    e.anchor.clone_from(&el.anchor);
+                    e.frame.clone_from(&el.frame);
+                    e.selector.clone_from(&el.selector);
+                    e.bounds = el.bounds;
+                    e.last_seen = obs;
+                    e.state = state;
+                    e.element.clone_from(&el);
+                }
+                None => {
+                    self.entries.insert(
+                        r.clone(),
+                        Entry {
+                            ref_: r.clone(),
+                            identity: identities[i],
+                            key: Some(c.key),
+                            role: el.role.clone(),
+                            name: el.name.clone(),
+                            tag: el.tag.clone(),
+                            anchor: el.anchor.clone(),
+                            frame: el.frame.clone(),
+                            selector: el.selector.clone(),
+                            bounds: el.bounds,
+                            last_seen: obs,
+                            state,
+                            element: el.clone(),
+                        },
+                    );
+                }
+            }
             current.push(r);
             out.push(el);
         }
@@ -301,6 +329,8 @@ impl Registry {
             .filter(|r| !now.contains(r))
             .cloned()
             .collect();
+        drop(now);
+        drop(previous);
         self.last_refs = current;
 
         // Forget entries unseen for too long.
@@ -513,13 +543,23 @@ fn state_fingerprint(e: &Element) -> u64 {
     let mut h = blake3::Hasher::new();
     h.update(e.name.as_bytes());
     h.update(e.value.as_deref().unwrap_or("").as_bytes());
-    h.update(
-        format!(
-            "{:?}{:?}{:?}{}",
-            e.checked, e.expanded, e.selected, e.disabled
-        )
-        .as_bytes(),
-    );
+    let tri = |b: Option<bool>| match b {
+        None => 0u8,
+        Some(false) => 1,
+        Some(true) => 2,
+    };
+    let checked = match e.checked {
+        None => 0u8,
+        Some(Checked::Bool(false)) => 1,
+        Some(Checked::Bool(true)) => 2,
+        Some(Checked::Mixed(_)) => 3,
+    };
+    h.update(&[
+        checked,
+        tri(e.expanded),
+        tri(e.selected),
+        u8::from(e.disabled),
+    ]);
     let b = h.finalize();
     let mut x = [0u8; 8];
     x.copy_from_slice(&b.as_bytes()[..8]);
