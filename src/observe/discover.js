@@ -660,10 +660,15 @@
           // Hit-test the centre of the visible part (and two more points) in the element's own frame.
           const pts = [[(vx0 + vx1) / 2, (vy0 + vy1) / 2], [vx0 + (vx1 - vx0) * 0.25, (vy0 + vy1) / 2], [vx0 + (vx1 - vx0) * 0.75, (vy0 + vy1) / 2]];
           let hitsOwn = 0, first = null;
+          // One own hit settles it (the usual case): later points are only
+          // tried while every earlier one hit something else.
           for (const [px, py] of pts) {
             const hit = deepHit(doc, px - offX, py - offY);
-            if (hit && (hit === el || containsComposed(el, hit))) hitsOwn++;
-            else if (!first) first = hit;
+            if (hit && (hit === el || containsComposed(el, hit))) {
+              hitsOwn++;
+              break;
+            }
+            if (!first) first = hit;
           }
           if (hitsOwn === 0) {
             // Covered by something, or clipped away by an overflow:hidden ancestor.
