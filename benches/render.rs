@@ -1,7 +1,7 @@
-//! Set-of-Marks rendering: layout + draw + encode of synthetic screenshots at
-//! 1280×720 with 50, 200 and 500 marks, and a 1920×1080 DPR-2 capture. The
-//! input PNG is made once per case (fast compression, as Chromium's capture is
-//! decoded); each iteration is one full `render` call (decode → draw → encode).
+//! Set-of-Marks rendering: layout + draw + encode of two real Chromium
+//! captures (benches/data) and of synthetic screenshots at 1280×720 with 50,
+//! 200 and 500 marks, and a 1920×1080 DPR-2 image. Each iteration is one full
+//! `render` call (decode → draw → encode).
 use std::hint::black_box;
 use std::io::Cursor;
 
@@ -54,8 +54,28 @@ fn marks(n: usize, w: f64, h: f64) -> Vec<Mark> {
         .collect()
 }
 
+/// A real Chromium capture (`Page.captureScreenshot`, PNG, optimizeForSpeed)
+/// of a fixture page at 1280×720, kept in `benches/data/`.
+fn capture(name: &str) -> Vec<u8> {
+    let path = format!("{}/benches/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 fn bench(c: &mut Criterion) {
     let style = Style::default();
+    let mut g = c.benchmark_group("render_1280x720_capture");
+    for page in ["demo", "sidebar"] {
+        let png = capture(&format!("capture-{page}.png"));
+        for n in [50usize, 200] {
+            let m = marks(n, 1280.0, 720.0);
+            g.bench_with_input(
+                BenchmarkId::new(format!("{page}_layout_draw_encode"), n),
+                &m,
+                |b, m| b.iter(|| black_box(render(&RenderRequest::new(&png, m, &style)).unwrap())),
+            );
+        }
+    }
+    g.finish();
     let mut g = c.benchmark_group("render_1280x720");
     let png = screenshot(1280, 720);
     for n in [50usize, 200, 500] {
