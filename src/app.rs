@@ -39,6 +39,9 @@ pub struct RefState {
     /// What the last observation saw (its URL and refs, in order): a summary,
     /// not a copy, so observing a large page does not clone every element.
     pub last: Option<LastObservation>,
+    /// The in-page pass whose elements the registry holds as they were sent
+    /// (lets the page send unchanged elements as their key alone).
+    pub pass: Option<u64>,
 }
 
 /// Summary of a page's last observation.
@@ -246,22 +249,46 @@ impl Session {
                 e
             }
         };
-        let mut json = page
-            .page
-            .eval_json_string(&gate(observe::discover_call(None)))
-            .await?;
-        if json == observe::MISSING {
-            json = page
+        // Unchanged elements may come back as their key alone when the
+        // registry holds the page's previous pass (not for refs that ignore it).
+        let reuse = !opts.positional_refs && !opts.refresh_refs;
+        let mut have = if reuse {
+            page.refs.lock().await.pass
+        } else {
+            None
+        };
+        let (mut st, raw, te, discover_ms, t1) = loop {
+            let mut json = page
                 .page
-                .eval_json_string(&gate(observe::discover_install_and_call(None)))
+                .eval_json_string(&gate(observe::discover_call(None, have)))
                 .await?;
-        }
-        let te = t0.elapsed().as_secs_f64() * 1000.0;
-        let raw = observe::parse(&json)?;
-        let discover_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        let t1 = Instant::now();
-        let mut st = page.refs.lock().await;
+            if json == observe::MISSING {
+                json = page
+                    .page
+                    .eval_json_string(&gate(observe::discover_install_and_call(None)))
+                    .await?;
+            }
+            let te = t0.elapsed().as_secs_f64() * 1000.0;
+            let raw = observe::parse(&json)?;
+            let discover_ms = t0.elapsed().as_secs_f64() * 1000.0;
+            let t1 = Instant::now();
+            let mut st = page.refs.lock().await;
+            let holds = |raw: &observe::RawObservation, st: &RefState| {
+                raw.elements.iter().all(|e| match e {
+                    observe::RawItem::Same(k) => st.registry.latest_by_key(*k).is_some(),
+                    observe::RawItem::Full(_) => true,
+                })
+            };
+            if have.is_none() || (st.pass == have && holds(&raw, &st)) {
+                break (st, raw, te, discover_ms, t1);
+            }
+            // Another observation got in between: ask for every element.
+            st.pass = None;
+            have = None;
+        };
+        let pass = raw.pass;
         let mut observation = assign_refs(&mut st, raw, opts, discover_ms, t1);
+        st.pass = if reuse { pass } else { None };
         drop(st);
         tracing::debug!(
             eval_ms = te,
@@ -285,6 +312,28 @@ pub fn assign_refs(
     t1: Instant,
 ) -> Observation {
     let url_key = strip_fragment(&raw.url);
+    let total = raw.total;
+    let reused = raw
+        .elements
+        .iter()
+        .filter(|e| matches!(e, observe::RawItem::Same(_)))
+        .count();
+    // `Same` items were checked against this registry before the call.
+    let cands: Vec<_> = raw
+        .elements
+        .into_iter()
+        .filter_map(|e| match e {
+            observe::RawItem::Full(e) => Some(e.into_candidate()),
+            observe::RawItem::Same(key) => {
+                st.registry
+                    .latest_by_key(key)
+                    .map(|el| crate::refs::Candidate {
+                        key,
+                        element: el.clone(),
+                    })
+            }
+        })
+        .collect();
     // A new document at another URL starts a fresh registry; same-document
     // (SPA) route changes and reloads of the same URL keep it.
     if !st.url.is_empty() && st.registry.doc() != raw.doc && st.url != url_key {
@@ -292,12 +341,6 @@ pub fn assign_refs(
         st.last = None;
     }
     st.url = url_key;
-    let total = raw.total;
-    let cands: Vec<_> = raw
-        .elements
-        .into_iter()
-        .map(|e| e.into_candidate())
-        .collect();
     let (elements, changes) = if opts.positional_refs {
         let els = cands
             .into_iter()
@@ -335,6 +378,7 @@ pub fn assign_refs(
         timings: Timings {
             discover_ms,
             refs_ms: t1.elapsed().as_secs_f64() * 1000.0,
+            reused_elements: reused,
             ..Default::default()
         },
     };

@@ -421,6 +421,14 @@ pub struct Timings {
     pub screenshot_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub render_ms: Option<f64>,
+    /// Elements the page sent as their key alone (unchanged since the
+    /// previous pass; filled in from the registry).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reused_elements: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// An open review annotation re-anchored on an observation.

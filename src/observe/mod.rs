@@ -22,15 +22,18 @@ pub const DISCOVER_JS: &str = include_str!("discover.js");
 
 /// Build the expression that runs one discovery pass (the whole script).
 pub fn discover_expression(max_elements: Option<usize>) -> String {
-    format!("({})({})", discover_source(), options(max_elements))
+    format!("({})({})", discover_source(), options(max_elements, None))
 }
 
 fn discover_source() -> &'static str {
     DISCOVER_JS.trim_end().trim_end_matches(';')
 }
 
-fn options(max_elements: Option<usize>) -> serde_json::Value {
-    serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000) })
+fn options(max_elements: Option<usize>, have: Option<u64>) -> serde_json::Value {
+    match have {
+        Some(p) => serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000), "have": p }),
+        None => serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000) }),
+    }
 }
 
 /// What [`discover_call`] returns when the document has no installed pass yet.
@@ -51,11 +54,14 @@ fn install_key() -> &'static str {
 /// returns [`MISSING`]. Installed once per document, the function is neither
 /// re-sent nor re-parsed on each observation, and V8 keeps its optimised code
 /// across observations.
-pub fn discover_call(max_elements: Option<usize>) -> String {
+///
+/// `have`: the pass number whose elements the caller still holds; elements
+/// unchanged since then come back as [`RawItem::Same`].
+pub fn discover_call(max_elements: Option<usize>, have: Option<u64>) -> String {
     format!(
         "(() => {{ const f = window[Symbol.for({key:?})]; return typeof f === \"function\" ? f({opts}) : {MISSING:?}; }})()",
         key = install_key(),
-        opts = options(max_elements)
+        opts = options(max_elements, have)
     )
 }
 
@@ -65,7 +71,7 @@ pub fn discover_install_and_call(max_elements: Option<usize>) -> String {
         "(() => {{ const k = Symbol.for({key:?}); Object.defineProperty(window, k, {{ value: ({src}), configurable: true }}); return window[k]({opts}); }})()",
         key = install_key(),
         src = discover_source(),
-        opts = options(max_elements)
+        opts = options(max_elements, None)
     )
 }
 
@@ -100,7 +106,41 @@ pub struct RawObservation {
     pub total: usize,
     #[serde(default)]
     pub frames: Vec<FrameInfo>,
-    pub elements: Vec<RawElement>,
+    /// The pass number (per document), for the next call's `have`.
+    #[serde(default)]
+    pub pass: Option<u64>,
+    pub elements: Vec<RawItem>,
+}
+
+/// One entry of the element list: a full result, or the in-page key of an
+/// element whose result equals the one of the pass the caller holds.
+#[derive(Debug, Clone)]
+pub enum RawItem {
+    Full(Box<RawElement>),
+    Same(u64),
+}
+
+impl<'de> Deserialize<'de> for RawItem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawItem;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an element object or an element key")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<RawItem, E> {
+                Ok(RawItem::Same(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<RawItem, A::Error> {
+                RawElement::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|e| RawItem::Full(Box::new(e)))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -250,10 +290,25 @@ mod tests {
           "nameAttr":null,"ariaLabel":null,"href":null,"anchor":"","cssPath":"body > button","bounds":{"x":1,"y":2,"width":3,"height":4},
           "inViewport":true,"visible":true,"occluded":false,"occludedBy":null,"checked":"mixed","expanded":null,"selected":null,"value":null}]}"#;
         let raw = parse(json).unwrap();
-        let c = raw.elements.into_iter().next().unwrap().into_candidate();
+        let Some(RawItem::Full(e)) = raw.elements.into_iter().next() else {
+            panic!("a full element")
+        };
+        let c = e.into_candidate();
         assert_eq!(c.key, 1);
         assert_eq!(c.element.checked, Some(Checked::Mixed(MixedTag::Mixed)));
         assert_eq!(c.element.bounds, Rect::new(1.0, 2.0, 3.0, 4.0));
+    }
+
+    #[test]
+    fn unchanged_elements_come_back_as_their_key() {
+        let json = r#"{"doc":"d","url":"u","title":"t","viewport":{"width":1,"height":1,"scrollX":0,"scrollY":0,"dpr":1},
+          "page":{"width":1,"height":1},"total":2,"pass":4,
+          "elements":[7,{"key":8,"frame":"main","tag":"a","role":"link","cssPath":"a","bounds":{"x":0,"y":0,"width":1,"height":1}}]}"#;
+        let raw = parse(json).unwrap();
+        assert_eq!(raw.pass, Some(4));
+        assert!(matches!(raw.elements[0], RawItem::Same(7)));
+        assert!(matches!(&raw.elements[1], RawItem::Full(e) if e.key == 8));
+        assert!(parse(&json.replace("[7,", "[\"x\",")).is_err());
     }
 
     #[test]
@@ -264,9 +319,10 @@ mod tests {
 
     #[test]
     fn installed_pass_is_called_by_a_short_versioned_expression() {
-        let call = discover_call(Some(5));
+        let call = discover_call(Some(5), Some(7));
         assert!(call.len() < 300, "{call}");
         assert!(call.contains("\"maxElements\":5"));
+        assert!(call.contains("\"have\":7"));
         assert!(call.contains("pinpoint.discover."));
         let install = discover_install_and_call(Some(5));
         assert!(install.contains("(function (opts)"));
@@ -275,12 +331,12 @@ mod tests {
 
     #[test]
     fn frame_gated_pass_runs_once_after_a_frame_or_the_fallback_timer() {
-        let e = after_next_frame(&discover_call(None));
+        let e = after_next_frame(&discover_call(None, None));
         assert!(e.starts_with("new Promise("));
         assert!(e.contains("requestAnimationFrame(() => setTimeout(go, 0))"));
         assert!(e.contains(&format!("setTimeout(go, {FRAME_WAIT_MS})")));
         assert!(e.contains("if (done) return; done = true;"));
-        assert!(e.contains(&discover_call(None)));
+        assert!(e.contains(&discover_call(None, None)));
     }
 
     #[test]

@@ -110,6 +110,13 @@ impl Registry {
     }
 
     /// Look a ref up (`@x` or `x`).
+    /// The element with in-page key `key` as the latest observation saw it
+    /// (`None` if that observation did not include it).
+    pub fn latest_by_key(&self, key: u64) -> Option<&Element> {
+        let e = self.entries.get(self.by_key.get(&key)?)?;
+        (e.key == Some(key) && e.last_seen == self.observation).then_some(&e.element)
+    }
+
     pub fn lookup(&self, r: &str) -> Lookup<'_> {
         let key = if r.starts_with('@') {
             r.to_string()

@@ -570,3 +570,66 @@ fn cached_fields_follow_every_change() {
         );
     });
 }
+
+/// Unchanged elements come back as their in-page key alone and are filled in
+/// from the registry; anything that changed, and every element after another
+/// client's pass or with refs that ignore the registry, comes back in full.
+#[test]
+fn unchanged_elements_are_sent_as_keys_and_filled_in_exactly() {
+    run(async {
+        let s = session().await;
+        let p = open("many.html?n=200").await;
+        let first = observe(&p).await;
+        assert_eq!(first.timings.reused_elements, 0);
+        let second = observe(&p).await;
+        assert_eq!(second.timings.reused_elements, 200);
+        let strip = |o: &Observation| {
+            o.elements
+                .iter()
+                .map(|e| {
+                    let mut e = e.clone();
+                    e.stability = pinpoint::model::Stability::Stable;
+                    e
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(strip(&first), strip(&second), "filled in exactly");
+        // Form state and scrolling change results without a DOM mutation.
+        js(
+            &p,
+            "document.getElementById('e2').value = 'typed'; scrollTo(0, 300)",
+        )
+        .await;
+        let third = observe(&p).await;
+        let e2 = third
+            .elements
+            .iter()
+            .find(|e| e.id.as_deref() == Some("e2"))
+            .unwrap();
+        assert_eq!(e2.value.as_deref(), Some("typed"));
+        assert!(!e2.in_viewport, "scrolled out");
+        assert!(third.timings.reused_elements < 200);
+        assert!(
+            third.timings.reused_elements > 50,
+            "{}",
+            third.timings.reused_elements
+        );
+        // A pass the registry never saw (another caller) means full results.
+        js(&p, "window[Symbol.for('pinpoint.state')].lastPass = -1").await;
+        let fourth = observe(&p).await;
+        assert_eq!(fourth.timings.reused_elements, 0);
+        assert_eq!(strip(&third), strip(&fourth));
+        let opts = pinpoint::app::ObserveOptions {
+            refresh_refs: true,
+            ..Default::default()
+        };
+        let fresh = s.observe(&p, &opts).await.unwrap();
+        assert_eq!(fresh.timings.reused_elements, 0);
+        assert_eq!(
+            observe(&p).await.timings.reused_elements,
+            0,
+            "after refresh: full"
+        );
+        assert_eq!(observe(&p).await.timings.reused_elements, 200);
+    });
+}
