@@ -118,8 +118,8 @@ impl Session {
                     doc,
                     label,
                     ref_: entry.map(|e| e.ref_.clone()),
-                    role: entry.map(|e| e.role.clone()),
-                    name: entry.map(|e| e.name.clone()),
+                    role: entry.map(|e| e.element.role.clone()),
+                    name: entry.map(|e| e.element.name.clone()),
                     desc: m.desc,
                 })
             }
@@ -389,9 +389,9 @@ fn resolved_from(e: &crate::refs::Entry, key: u64, doc: &str) -> Resolved {
         doc: doc.to_string(),
         label: e.ref_.clone(),
         ref_: Some(e.ref_.clone()),
-        role: Some(e.role.clone()),
-        name: Some(e.name.clone()),
-        desc: format!("{} {:?}", e.selector, e.name),
+        role: Some(e.element.role.clone()),
+        name: Some(e.element.name.clone()),
+        desc: format!("{} {:?}", e.element.selector, e.element.name),
     }
 }
 

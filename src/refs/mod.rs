@@ -46,18 +46,12 @@ pub struct Entry {
     pub ref_: String,
     pub identity: [u8; 32],
     pub key: Option<u64>,
-    pub role: String,
-    pub name: String,
-    pub tag: String,
-    pub anchor: String,
-    pub frame: String,
-    pub selector: String,
-    pub bounds: Rect,
     /// Observation number when last seen.
     pub last_seen: u64,
     /// State fingerprint (name, value, checked…) for `changes.updated`.
     state: u64,
-    /// A copy of the element as last observed (for re-resolution by identity).
+    /// The element as last observed (role, name, selector, bounds… for
+    /// re-resolution by identity and fuzzy matching).
     pub element: Element,
 }
 
@@ -109,7 +103,6 @@ impl Registry {
         self.entries.is_empty()
     }
 
-    /// Look a ref up (`@x` or `x`).
     /// The element with in-page key `key` as the latest observation saw it
     /// (`None` if that observation did not include it).
     pub fn latest_by_key(&self, key: u64) -> Option<&Element> {
@@ -117,6 +110,7 @@ impl Registry {
         (e.key == Some(key) && e.last_seen == self.observation).then_some(&e.element)
     }
 
+    /// Look a ref up (`@x` or `x`).
     pub fn lookup(&self, r: &str) -> Lookup<'_> {
         let key = if r.starts_with('@') {
             r.to_string()
@@ -190,7 +184,7 @@ impl Registry {
                 for &i in &left {
                     let el = &cands[i].element;
                     for e in &pool {
-                        if e.role != el.role || e.frame != el.frame {
+                        if e.element.role != el.role || e.element.frame != el.frame {
                             continue;
                         }
                         let s = fuzzy_score(e, el);
@@ -250,7 +244,7 @@ impl Registry {
                     if previous.contains(r.as_str()) && old.state != state {
                         changes.updated.push(r.clone());
                     }
-                    if moved(&old.bounds, &el.bounds) || old.identity != identities[i] {
+                    if moved(&old.element.bounds, &el.bounds) || old.identity != identities[i] {
                         Stability::Moved
                     } else {
                         Stability::Stable
@@ -294,13 +288,6 @@ impl Registry {
                 Some(e) => {
                     e.identity = identities[i];
                     e.key = Some(c.key);
-                    e.role.clone_from(&el.role);
-                    e.name.clone_from(&el.name);
-                    e.tag.clone_from(&el.tag);
-                    e.anchor.clone_from(&el.anchor);
-                    e.frame.clone_from(&el.frame);
-                    e.selector.clone_from(&el.selector);
-                    e.bounds = el.bounds;
                     e.last_seen = obs;
                     e.state = state;
                     e.element.clone_from(&el);
@@ -312,13 +299,6 @@ impl Registry {
                             ref_: r.clone(),
                             identity: identities[i],
                             key: Some(c.key),
-                            role: el.role.clone(),
-                            name: el.name.clone(),
-                            tag: el.tag.clone(),
-                            anchor: el.anchor.clone(),
-                            frame: el.frame.clone(),
-                            selector: el.selector.clone(),
-                            bounds: el.bounds,
                             last_seen: obs,
                             state,
                             element: el.clone(),
@@ -593,7 +573,8 @@ fn name_similarity(a: &str, b: &str) -> f64 {
     jac.max(prefix)
 }
 
-fn fuzzy_score(e: &Entry, el: &Element) -> f64 {
+fn fuzzy_score(entry: &Entry, el: &Element) -> f64 {
+    let e = &entry.element;
     // Role (and frame) already equal.
     let mut score = 0.0;
     let mut max = 0.0;

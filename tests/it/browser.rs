@@ -207,7 +207,7 @@ fn a_command_sent_during_a_capture_is_answered_before_it() {
         assert!(b.no_delay_sockets().await >= 1, "TCP_NODELAY on the socket");
         let req = pinpoint::browser::ScreenshotRequest::default();
         let mut eval_first = 0;
-        for _ in 0..5 {
+        for _ in 0..10 {
             let shot = async {
                 p.page.screenshot(&req).await.expect("screenshot");
                 Instant::now()
@@ -219,10 +219,11 @@ fn a_command_sent_during_a_capture_is_answered_before_it() {
             let (s, e) = tokio::join!(shot, eval);
             eval_first += usize::from(e < s);
         }
-        // With Nagle on, the evaluate is answered after the capture every time.
+        // Measured: with TCP_NODELAY 5/5 in four runs, and this check passed
+        // in three runs of 10; with Nagle on 1/5, 1/5, 2/5 and 1/10.
         assert!(
-            eval_first >= 3,
-            "evaluate answered first {eval_first}/5 times"
+            eval_first >= 8,
+            "evaluate answered first {eval_first}/10 times"
         );
     });
 }
