@@ -116,6 +116,15 @@ struct Inner {
     launched: bool,
 }
 
+impl Drop for Inner {
+    /// The last handle going away kills a launched Chromium (the child is
+    /// killed on drop): the socket closing afterwards is expected, not a
+    /// lost connection to warn about.
+    fn drop(&mut self) {
+        self.closing.store(true, Ordering::SeqCst);
+    }
+}
+
 /// A cheap, cloneable handle to one running (or connected) browser.
 #[derive(Clone)]
 pub struct Browser {

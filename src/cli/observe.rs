@@ -53,11 +53,21 @@ impl PageArgs {
             },
             vp,
         );
-        let page = session.new_page(None).await?;
-        session
-            .navigate(&page, &url, wait, Duration::from_millis(self.timeout))
-            .await?;
-        Ok((session, page, server))
+        let opened = match session.new_page(None).await {
+            Ok(page) => session
+                .navigate(&page, &url, wait, Duration::from_millis(self.timeout))
+                .await
+                .map(|_| page),
+            Err(e) => Err(e),
+        };
+        match opened {
+            Ok(page) => Ok((session, page, server)),
+            Err(e) => {
+                // Close before the error is printed: nothing may log after it.
+                session.close_browser().await;
+                Err(e)
+            }
+        }
     }
 }
 
