@@ -32,37 +32,197 @@
     for (const [k, r] of st.byKey) if (!r.deref() || !r.deref().isConnected) st.byKey.delete(k);
   }
 
-  // DOM-derived fields of an element (anchor, CSS path, href, and its name
-  // when computing it read no style and no form state) are kept across
-  // passes. Any mutation in a walked root (document, open shadow root,
-  // same-origin iframe) drops them all: the observer then disconnects, so a
-  // busy page pays for one mutation record per pass at most. Everything that
-  // depends on layout, style, listeners or form state is recomputed each pass.
+  // DOM-derived fields of an element (anchor, CSS path, href, sensitivity,
+  // and its name when computing it read no style and no form state) are kept
+  // across passes and dropped only where a mutation can have changed them.
+  // A MutationObserver on every walked root (document, open shadow roots,
+  // same-origin iframes) queues records between passes. Each pass marks the
+  // composed ancestors of every mutated node ("touched") and drops:
+  //  - name, href, sensitivity: when the element itself or anything it read
+  //    outside its subtree (its labels, aria-labelledby targets, a slot's host)
+  //    was touched, or an id it looked up was added, removed or changed;
+  //  - anchor: when the subtree the anchor search read (see `anchorOf`) was touched;
+  //  - CSS path: when a node on its chain had its children or id changed, or
+  //    an id whose uniqueness it relied on changed.
+  // Everything is dropped when a label, style sheet or <base> comes or goes,
+  // on `for` / `data-sensitive` changes, when the URL changes, and when more
+  // records queue up than are worth sorting. `style` attribute changes are
+  // skipped: no cached field reads style. Everything that depends on layout,
+  // style, listeners or form state is recomputed each pass.
   if (!st.dom) {
-    const c = { map: new WeakMap(), dirty: false, observed: new WeakSet() };
-    c.mo = new MutationObserver(() => {
-      c.dirty = true;
-      c.mo.disconnect();
-      c.observed = new WeakSet();
+    const c = { map: new WeakMap(), observed: new WeakSet(), pending: [], all: false, url: location.href };
+    c.mo = new MutationObserver((recs) => {
+      if (c.all) return;
+      for (const r of recs) if (r.type !== "attributes" || r.attributeName !== "style") c.pending.push(r);
+      if (c.pending.length > 4000) {
+        c.all = true;
+        c.pending = [];
+        c.mo.disconnect();
+        c.observed = new WeakSet();
+      }
     });
     st.dom = c;
   }
   const dom = st.dom;
-  if (dom.mo.takeRecords().length || dom.dirty || opts.fresh) {
+  const GLOBAL_ATTRS = new Set(["for", "data-sensitive"]);
+  const ID_ATTRS = new Set(["id", "data-testid"]);
+  const GLOBAL_SEL = "label,style,link,base,[data-sensitive]";
+  // Composed ancestors-or-self of every mutated node, nodes whose children or
+  // id changed, and id / test id values added, removed or changed.
+  // `lists`: parents whose list of children (or a child's class) changed.
+  const touched = new Set(), targets = new Set(), lists = new Set(), idsChanged = new Set();
+  function markUp(n) {
+    while (n && !touched.has(n)) {
+      touched.add(n);
+      n = n.nodeType === 11 ? n.host : n.parentNode;
+    }
+  }
+  function idsIn(n) {
+    if (n.nodeType !== 1) return false;
+    if (n.matches(GLOBAL_SEL) || n.querySelector(GLOBAL_SEL)) return true;
+    for (const a of ID_ATTRS) {
+      const v = n.getAttribute(a);
+      if (v) idsChanged.add(v);
+    }
+    if (n.firstElementChild) {
+      for (const e of n.querySelectorAll("[id],[data-testid]")) {
+        for (const a of ID_ATTRS) {
+          const v = e.getAttribute(a);
+          if (v) idsChanged.add(v);
+        }
+      }
+    }
+    return false;
+  }
+  // Style sheets decide whether generated content can be part of a name
+  // (`mayHavePseudo`); CSSOM edits make no mutation records, so each walked
+  // document's sheets are fingerprinted (counts of sheets and rules).
+  function sheetPrint(doc) {
+    let n = 0;
+    const add = (list) => {
+      n = (n * 31 + list.length) | 0;
+      for (const sh of list) {
+        try { n = (n * 31 + sh.cssRules.length) | 0; } catch (e) { n = (n * 31 + 7) | 0; }
+      }
+    };
+    try {
+      add(doc.styleSheets);
+      add(doc.adoptedStyleSheets || []);
+    } catch (e) { return 0; }
+    return n;
+  }
+  // Nodes added back may have changed while detached (unobserved): their
+  // records and those of everything inside them are dropped.
+  function forget(n) {
+    if (n.nodeType !== 1) return;
+    dom.map.delete(n);
+    if (n.shadowRoot) for (const c of n.shadowRoot.children) forget(c);
+    if (!n.firstElementChild) return;
+    for (const e of n.getElementsByTagName("*")) {
+      dom.map.delete(e);
+      if (e.shadowRoot) for (const c of e.shadowRoot.children) forget(c);
+    }
+  }
+  let dropAll = dom.all || !!opts.fresh || dom.url !== location.href || !dom.prints;
+  if (!dropAll) {
+    for (const [doc, n] of dom.prints) {
+      if (!doc.defaultView) dom.prints.delete(doc);
+      else if (sheetPrint(doc) !== n) { dropAll = true; break; }
+    }
+  }
+  if (!dropAll) {
+    const recs = dom.pending.concat(dom.mo.takeRecords());
+    for (const r of recs) {
+      const t = r.target;
+      if (r.type === "attributes") {
+        const a = r.attributeName;
+        if (a === "style") continue;
+        if (GLOBAL_ATTRS.has(a)) { dropAll = true; break; }
+        if (a === "class" && t.parentNode) lists.add(t.parentNode);
+        if (ID_ATTRS.has(a)) {
+          targets.add(t);
+          if (r.oldValue) idsChanged.add(r.oldValue);
+          const v = t.getAttribute(a);
+          if (v) idsChanged.add(v);
+        }
+        markUp(t);
+      } else if (r.type === "characterData") {
+        const p = t.parentNode;
+        if (p && p.localName === "style") { dropAll = true; break; }
+        markUp(p);
+      } else {
+        if (t.localName === "style") { dropAll = true; break; }
+        for (const n of r.addedNodes) {
+          if (idsIn(n)) dropAll = true;
+          else forget(n);
+        }
+        for (const n of r.removedNodes) if (idsIn(n)) dropAll = true;
+        if (dropAll) break;
+        targets.add(t);
+        lists.add(t);
+        markUp(t);
+      }
+    }
+  }
+  dom.pending = [];
+  if (dropAll) {
     dom.map = new WeakMap();
-    dom.dirty = false;
+    dom.all = false;
+    dom.url = location.href;
+    dom.prints = new Map();
     dom.mo.disconnect();
     dom.observed = new WeakSet();
+    touched.clear();
   }
+  const anyTouched = touched.size > 0;
+  let cacheKept = 0;
   function watch(root) {
+    if (root.nodeType === 9 && !dom.prints.has(root)) dom.prints.set(root, sheetPrint(root));
     if (dom.observed.has(root)) return;
-    dom.mo.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+    dom.mo.observe(root, { subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true });
     dom.observed.add(root);
   }
-  function recordOf(el) {
+  const hitsAny = (nodes, set) => {
+    if (nodes) for (const n of nodes) if (set.has(n)) return true;
+    return false;
+  };
+  // The cached record of an element, with stale fields dropped.
+  function recordOf(el, root, frameId) {
     let r = dom.map.get(el);
-    if (r === undefined) dom.map.set(el, (r = {}));
+    const sh = !!el.shadowRoot;
+    if (r === undefined || r.root !== root || r.frame !== frameId || r.sh !== sh) {
+      dom.map.set(el, (r = { root, frame: frameId, sh }));
+      return r;
+    }
+    let stale = false;
+    if (anyTouched || idsChanged.size) {
+      if (touched.has(el) || hitsAny(r.deps, touched) || hitsAny(r.ids, idsChanged)) {
+        r.name = r.href = r.sensitive = r.deps = r.ids = undefined;
+        stale = true;
+      }
+      if (r.anchor !== undefined && (touched.has(r.region) || hitsAny(r.lists, lists) || hitsAny(r.aDeps, touched) || hitsAny(r.aIds, idsChanged))) {
+        r.anchor = r.aDeps = r.aIds = r.lists = undefined;
+        stale = true;
+      }
+      if (r.cssPath !== undefined && (hitsAny(r.chain, targets) || hitsAny(r.pathIds, idsChanged))) {
+        r.cssPath = undefined;
+        stale = true;
+      }
+    }
+    if (stale) r.base = undefined;
     return r;
+  }
+  // What the name / anchor / CSS path being computed read outside the obvious
+  // places (see `recordOf`); null when nothing is being recorded.
+  let sink = null;
+  const readNode = (n) => { if (sink && n) (sink.deps || (sink.deps = [])).push(n); };
+  const readId = (id) => { if (sink && id) (sink.ids || (sink.ids = [])).push(id); };
+  const readList = (n) => { if (sink && n) (sink.lists || (sink.lists = [])).push(n); };
+  // Run `f` recording what it reads; returns [result, {deps, ids}].
+  function recording(f) {
+    const prev = sink;
+    const s = (sink = { deps: undefined, ids: undefined, lists: undefined });
+    try { return [f(), s]; } finally { sink = prev; }
   }
   // Set when a name computation reads computed style or form state.
   let styleUsed = false;
@@ -153,7 +313,7 @@
     if (v === undefined) {
       v = false;
       try {
-        for (const sh of doc.styleSheets) {
+        for (const sh of [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])]) {
           let rules;
           try { rules = sh.cssRules; } catch (e) { v = true; break; }
           for (const r of rules) {
@@ -202,6 +362,9 @@
     const kids = el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes;
     for (const c of kids) {
       if (c.nodeType === 1 && tagOf(c) === "slot") {
+        // Assigned nodes live outside this subtree, under the host.
+        const rt = c.getRootNode();
+        if (rt.host) readNode(rt.host);
         for (const a of c.assignedNodes({ flatten: true })) out += addSpace(a, textAlt(a, depth + 1, inLabelledBy, visited));
         continue;
       }
@@ -228,6 +391,8 @@
     const parts = [];
     for (const id of ids.trim().split(/\s+/)) {
       const t = root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id);
+      readId(id);
+      readNode(t);
       if (t) parts.push(norm(aria_or_text(t)));
     }
     const s = norm(parts.join(" "));
@@ -360,7 +525,15 @@
       }
       labelMaps.set(root, m);
     }
-    return m.get(el) || [];
+    const labs = m.get(el) || [];
+    if (sink) {
+      readId(el.id);
+      for (const l of labs) readNode(l);
+      // A label around it labels its first control: which one that is can change.
+      const p = el.parentElement;
+      readNode(p && p.closest("label"));
+    }
+    return labs;
   }
   // Whether a root has any element matching `sel` at all (then `closest` is needed).
   const anyCache = new Map();
@@ -392,6 +565,7 @@
   }
   const sameCount = new Map();
   function sameSiblings(p) {
+    readList(p.parentElement);
     let n = sameCount.get(p);
     if (n === undefined) sameCount.set(p, (n = countSame(p)));
     return n;
@@ -462,7 +636,11 @@
   const ANCHOR_ROLES = new Set(["banner", "navigation", "main", "complementary", "contentinfo", "search", "dialog", "alertdialog", "form", "region"]);
   function handleOf(p) {
     let h = handleCache.get(p);
-    if (h !== undefined) return h;
+    if (h !== undefined) {
+      // Replay what computing it read (aria-labelledby) into the current record.
+      if (sink && h && h.startsWith("landmark:") && p.hasAttribute("aria-labelledby")) labelledBy(p);
+      return h;
+    }
     h = null;
     const tid = testIdOf(p);
     if (tid) h = "testid:" + tid;
@@ -477,10 +655,16 @@
     handleCache.set(p, h);
     return h;
   }
+  // The subtree the last `anchorOf` read (the ancestors, the card's heading
+  // and label texts); the parents whose child lists it compared go to the
+  // sink's `lists`. A mutation elsewhere cannot change the anchor.
+  let anchorRegion = null;
   function anchorOf(el, doc) {
-    let depth = 0;
+    let depth = 0, last = el;
     for (let p = parentOf(el); p && depth < 40; p = parentOf(p), depth++) {
       if (p === doc.body || p === doc.documentElement) break;
+      last = p;
+      anchorRegion = p;
       const handle = handleOf(p);
       if (handle) return handle;
       // A card or section: the nearest ancestor that owns a heading.
@@ -491,6 +675,7 @@
       const key = repeatedItemKey(p, el);
       if (key) return "item:" + key;
     }
+    anchorRegion = last;
     return "";
   }
   function repeatedItemKey(p, el) {
@@ -529,16 +714,21 @@
   }
 
   // A CSS path unique within its root (document or shadow root).
+  // With a sink, the nodes on the chain go to `deps` and the ids whose
+  // uniqueness was checked to `ids`.
   function cssPath(el) {
     const parts = [];
     let cur = el;
     while (cur && cur.nodeType === 1) {
       const root = cur.getRootNode();
+      readNode(cur);
+      readId(cur.id);
       if (cur.id && countIn(root, "id", cur.id) === 1) {
         parts.unshift("#" + CSS.escape(cur.id));
         break;
       }
       const tid = cur.getAttribute("data-testid");
+      readId(tid);
       if (tid && countIn(root, "data-testid", tid) === 1) {
         parts.unshift('[data-testid="' + CSS.escape(tid) + '"]');
         break;
@@ -549,6 +739,7 @@
         parts.unshift(tag);
         break;
       }
+      readNode(par);
       const [idx, same] = typeIndex(cur);
       parts.unshift(same > 1 ? tag + ":nth-of-type(" + idx + ")" : tag);
       if (tag === "body" || tag === "html") break;
@@ -643,12 +834,17 @@
         total++;
         if (out.length >= maxElements) continue;
         const role = explicit || implicitRole(el);
-        const rec = recordOf(el);
+        const rec = recordOf(el, elRoot, frameId);
         let name = rec.name;
         if (name === undefined) {
           styleUsed = false;
-          name = nameOf(el, role).slice(0, 200);
-          if (!styleUsed) rec.name = name;
+          const [n, read] = recording(() => nameOf(el, role).slice(0, 200));
+          name = n;
+          if (!styleUsed) {
+            rec.name = name;
+            rec.deps = read.deps;
+            rec.ids = read.ids;
+          }
         }
         const bx = rect.left + offX, by = rect.top + offY;
         // Visible part inside the frame clip and the top viewport.
@@ -711,13 +907,26 @@
           rec.href = hrefPath = href && (t === "a" || t === "area") ? hrefOf(href, doc) : null;
         }
         let anchor = rec.anchor;
-        if (anchor === undefined) rec.anchor = anchor = anchorOf(el, doc);
+        if (anchor === undefined) {
+          const [a, read] = recording(() => anchorOf(el, doc));
+          rec.anchor = anchor = a;
+          rec.region = anchorRegion;
+          rec.aDeps = read.deps;
+          rec.aIds = read.ids;
+          rec.lists = read.lists;
+        }
         let path = rec.cssPath;
-        if (path === undefined) rec.cssPath = path = cssPath(el);
+        if (path === undefined) {
+          const [c, read] = recording(() => cssPath(el));
+          rec.cssPath = path = c;
+          rec.chain = read.deps;
+          rec.pathIds = read.ids;
+        }
         // Fields that depend on the DOM only are built once per element
         // (see the cache above); the rest are added each pass.
         let base = rec.base;
-        if (base === undefined) {
+        if (base !== undefined) cacheKept++;
+        else {
           rec.base = base = {};
           put(base, "key", keyFor(el));
           put(base, "frame", frameId);
@@ -812,6 +1021,7 @@
     total,
     frames,
     profile: opts.profile ? T : undefined,
+    cache: opts.stats ? { kept: cacheKept, dropAll } : undefined,
     elements: out,
   });
 })

@@ -571,6 +571,116 @@ fn cached_fields_follow_every_change() {
     });
 }
 
+/// The in-page cache drops a field exactly where a mutation can have changed
+/// it: after every step of a seeded random walk of DOM mutations (text, ids,
+/// roles, labels, moves, inserts, removals, wrappers, style sheets, URL
+/// changes, edits made while detached) on every fixture page, a pass that uses
+/// the cache lists the same elements, field for field, as a pass from scratch.
+#[test]
+fn cached_pass_equals_a_fresh_pass_after_random_mutations() {
+    run(async {
+        let src = pinpoint::observe::DISCOVER_JS
+            .trim_end()
+            .trim_end_matches(';');
+        let mutate = include_str!("mutate.js").trim_end();
+        let pass = |fresh: bool| {
+            format!(
+                "(() => {{ const o = JSON.parse(({src})({{fresh: {fresh}, stats: true}})); \
+                 return {{elements: o.elements, frames: o.frames, total: o.total, cache: o.cache}}; }})()"
+            )
+        };
+        let (cached_call, fresh_call) = (pass(false), pass(true));
+        let same = |cached: &serde_json::Value, fresh: &serde_json::Value, what: &str| {
+            if cached != fresh {
+                let (a, b) = (&cached["elements"], &fresh["elements"]);
+                let diff = (0..a.as_array().unwrap().len().max(b.as_array().unwrap().len()))
+                    .find(|&k| a[k] != b[k])
+                    .map(|k| format!("element {k}: cached {} vs fresh {}", a[k], b[k]));
+                panic!("after {what}: {diff:?}");
+            }
+        };
+        // Cases a random walk rarely hits: what a name read outside the
+        // element (an aria-labelledby target, the label around it) and an
+        // element changed while it was out of the document.
+        let p = open("demo.html").await;
+        js(&p, &fresh_call).await;
+        for step in [
+            "document.getElementById('signin-submit').setAttribute('aria-labelledby', 'signin-title')",
+            "document.getElementById('signin-title').textContent = 'Welcome back'",
+            "const l = document.createElement('label'); l.id = 'wrap-label'; l.append('Pick one '); \
+             const a = document.createElement('input'); a.id = 'in-label'; l.append(a); document.querySelector('main').prepend(l)",
+            "const b = document.createElement('input'); b.id = 'first-in-label'; document.getElementById('wrap-label').prepend(b)",
+            "document.getElementById('first-in-label').remove()",
+            "window.__away = document.querySelector('footer a'); __away.remove()",
+            "__away.textContent = 'Changed while away'; document.querySelector('footer').append(__away)",
+            "document.getElementById('search').setAttribute('aria-labelledby', 'late-title')",
+            "const h = document.createElement('span'); h.id = 'late-title'; h.textContent = 'Late'; document.body.append(h)",
+            "const n = document.createElement('nav'); n.setAttribute('aria-labelledby', 'nav-title'); \
+             n.innerHTML = '<a href=\"#x1\">One</a> <a href=\"#x2\">Two</a>'; \
+             const h = document.createElement('span'); h.id = 'nav-title'; h.textContent = 'Side'; document.body.append(h, n)",
+            "document.getElementById('nav-title').textContent = 'Other side'",
+        ] {
+            js(&p, &format!("{{ {step} }}")).await;
+            let mut cached = js(&p, &cached_call).await;
+            let mut fresh = js(&p, &fresh_call).await;
+            cached["cache"].take();
+            fresh["cache"].take();
+            same(&cached, &fresh, step);
+        }
+
+        let mut kept = 0u64;
+        let mut listed = 0u64;
+        for (i, page) in [
+            "demo.html",
+            "forms.html",
+            "shadow.html",
+            "iframe.html",
+            "shop.html",
+            "nav.html",
+            "spa.html",
+            "modal.html",
+            "hidden.html",
+            "sidebar.html",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let p = open(page).await;
+            js(&p, &fresh_call).await;
+            for step in 0..40u64 {
+                let seed = (i as u64 + 1) * 1000 + step;
+                let what = js(&p, &format!("({mutate})({seed})")).await;
+                let mut cached = js(&p, &cached_call).await;
+                let mut fresh = js(&p, &fresh_call).await;
+                let stats = cached["cache"].take();
+                fresh["cache"].take();
+                if stats["dropAll"] == false {
+                    kept += stats["kept"].as_u64().unwrap();
+                    listed += cached["elements"].as_array().unwrap().len() as u64;
+                }
+                same(&cached, &fresh, &format!("{page} seed {seed}: {what}"));
+            }
+        }
+        // The check means something only if the cache was used.
+        assert!(
+            kept * 3 > listed,
+            "most elements keep their cached fields across local mutations: {kept} of {listed}"
+        );
+
+        // A local change keeps everything else: one button's text on a 400-element page.
+        let p = open("many.html?n=400").await;
+        js(&p, &fresh_call).await;
+        js(
+            &p,
+            "document.getElementById('e200').textContent = 'Renamed'",
+        )
+        .await;
+        let v = js(&p, &cached_call).await;
+        let kept = v["cache"]["kept"].as_u64().unwrap();
+        assert!(kept >= 390, "kept {kept} of 400");
+    });
+}
+
 /// Unchanged elements come back as their in-page key alone and are filled in
 /// from the registry; anything that changed, and every element after another
 /// client's pass or with refs that ignore the registry, comes back in full.
