@@ -191,13 +191,23 @@
     let r = dom.map.get(el);
     const sh = !!el.shadowRoot;
     if (r === undefined || r.root !== root || r.frame !== frameId || r.sh !== sh) {
-      dom.map.set(el, (r = { root, frame: frameId, sh }));
+      // Every field up front: one shape for all records.
+      r = {
+        root, frame: frameId, sh,
+        name: undefined, deps: undefined, ids: undefined,
+        anchor: undefined, region: undefined, aDeps: undefined, aIds: undefined, lists: undefined,
+        cssPath: undefined, chain: undefined, pathIds: undefined,
+        href: undefined, sensitive: undefined, base: undefined, last: undefined, lastPass: 0,
+      };
+      dom.map.set(el, r);
       return r;
     }
     let stale = false;
     if (anyTouched || idsChanged.size) {
       if (touched.has(el) || hitsAny(r.deps, touched) || hitsAny(r.ids, idsChanged)) {
         r.name = r.href = r.sensitive = r.deps = r.ids = undefined;
+        // Its own id may have come or gone (the chain holds only ancestors).
+        r.cssPath = r.chain = r.pathIds = undefined;
         stale = true;
       }
       if (r.anchor !== undefined && (touched.has(r.region) || hitsAny(r.lists, lists) || hitsAny(r.aDeps, touched) || hitsAny(r.aIds, idsChanged))) {
@@ -214,15 +224,15 @@
   }
   // What the name / anchor / CSS path being computed read outside the obvious
   // places (see `recordOf`); null when nothing is being recorded.
-  let sink = null;
-  const readNode = (n) => { if (sink && n) (sink.deps || (sink.deps = [])).push(n); };
-  const readId = (id) => { if (sink && id) (sink.ids || (sink.ids = [])).push(id); };
-  const readList = (n) => { if (sink && n) (sink.lists || (sink.lists = [])).push(n); };
-  // Run `f` recording what it reads; returns [result, {deps, ids}].
-  function recording(f) {
-    const prev = sink;
-    const s = (sink = { deps: undefined, ids: undefined, lists: undefined });
-    try { return [f(), s]; } finally { sink = prev; }
+  // Plain variables, not an object per computation: this runs for every
+  // element on a cold pass. `record()` starts, the fields are read after.
+  let sink = false, sDeps, sIds, sLists;
+  const readNode = (n) => { if (sink && n) (sDeps || (sDeps = [])).push(n); };
+  const readId = (id) => { if (sink && id) (sIds || (sIds = [])).push(id); };
+  const readList = (n) => { if (sink && n) (sLists || (sLists = [])).push(n); };
+  function record() {
+    sink = true;
+    sDeps = sIds = sLists = undefined;
   }
   // Set when a name computation reads computed style or form state.
   let styleUsed = false;
@@ -714,14 +724,13 @@
   }
 
   // A CSS path unique within its root (document or shadow root).
-  // With a sink, the nodes on the chain go to `deps` and the ids whose
+  // While recording, the parents on the chain go to `deps` and the ids whose
   // uniqueness was checked to `ids`.
   function cssPath(el) {
     const parts = [];
     let cur = el;
     while (cur && cur.nodeType === 1) {
       const root = cur.getRootNode();
-      readNode(cur);
       readId(cur.id);
       if (cur.id && countIn(root, "id", cur.id) === 1) {
         parts.unshift("#" + CSS.escape(cur.id));
@@ -838,12 +847,13 @@
         let name = rec.name;
         if (name === undefined) {
           styleUsed = false;
-          const [n, read] = recording(() => nameOf(el, role).slice(0, 200));
-          name = n;
+          record();
+          name = nameOf(el, role).slice(0, 200);
+          sink = false;
           if (!styleUsed) {
             rec.name = name;
-            rec.deps = read.deps;
-            rec.ids = read.ids;
+            rec.deps = sDeps;
+            rec.ids = sIds;
           }
         }
         const bx = rect.left + offX, by = rect.top + offY;
@@ -908,19 +918,21 @@
         }
         let anchor = rec.anchor;
         if (anchor === undefined) {
-          const [a, read] = recording(() => anchorOf(el, doc));
-          rec.anchor = anchor = a;
+          record();
+          rec.anchor = anchor = anchorOf(el, doc);
+          sink = false;
           rec.region = anchorRegion;
-          rec.aDeps = read.deps;
-          rec.aIds = read.ids;
-          rec.lists = read.lists;
+          rec.aDeps = sDeps;
+          rec.aIds = sIds;
+          rec.lists = sLists;
         }
         let path = rec.cssPath;
         if (path === undefined) {
-          const [c, read] = recording(() => cssPath(el));
-          rec.cssPath = path = c;
-          rec.chain = read.deps;
-          rec.pathIds = read.ids;
+          record();
+          rec.cssPath = path = cssPath(el);
+          sink = false;
+          rec.chain = sDeps;
+          rec.pathIds = sIds;
         }
         // Fields that depend on the DOM only are built once per element
         // (see the cache above); the rest are added each pass.

@@ -366,15 +366,16 @@ fn profile_discovery() {
             .unwrap_or(pinpoint::observe::DISCOVER_JS)
             .trim_end()
             .trim_end_matches(';');
+        let fresh = std::env::var("PROFILE_FRESH").is_ok();
         for _ in 0..3 {
-            let v = js(&p, &format!("(() => {{ const t = performance.now(); const s = ({src})({{profile: true}}); return [performance.now() - t, s.length, JSON.parse(s).profile]; }})()")).await;
+            let v = js(&p, &format!("(() => {{ const t = performance.now(); const s = ({src})({{profile: true, fresh: {fresh}}}); return [performance.now() - t, s.length, JSON.parse(s).profile]; }})()")).await;
             println!("in-page: {v}");
         }
         for _ in 0..8 {
             let v = js(&p, &format!("(() => {{ const t = performance.now(); const f = window.__pp || (window.__pp = ({src})); const s = f({{profile: true}}); return [performance.now() - t, s.length, JSON.parse(s).profile.walk]; }})()")).await;
             println!("cached fn: {v}");
         }
-        let expr = format!("({src})({{}}).length");
+        let expr = format!("({src})({{fresh: {fresh}}}).length");
         for _ in 0..2 {
             let rows = p.page.profile_eval(&expr).await.unwrap();
             let total: f64 = rows.iter().map(|r| r.0).sum();
@@ -383,14 +384,25 @@ fn profile_discovery() {
                 println!("  {ms:7.2} {f}");
             }
         }
+        // The whole trip, split: the pass in the page (JSON.stringify
+        // included), the rest of the evaluate (transfer, CDP decoding), and
+        // parsing the result.
+        let timed = format!("(() => {{ const t = performance.now(); const s = ({src})({{fresh: {fresh}}}); return [performance.now() - t, s]; }})()");
         for _ in 0..5 {
             let t = std::time::Instant::now();
-            let _ = p
-                .page
-                .eval_json_string(&pinpoint::observe::discover_expression(None))
-                .await
-                .unwrap();
-            println!("round trip {:?}", t.elapsed());
+            let v = p.page.eval(&timed).await.unwrap();
+            let trip = t.elapsed().as_secs_f64() * 1000.0;
+            let in_page = v[0].as_f64().unwrap();
+            let s = v[1].as_str().unwrap();
+            let t = std::time::Instant::now();
+            let raw: pinpoint::observe::RawObservation = serde_json::from_str(s).unwrap();
+            let parse = t.elapsed().as_secs_f64() * 1000.0;
+            println!(
+                "round trip {trip:.1} ms = in page {in_page:.1} + transfer {:.1}; parse {parse:.1} ms; {} bytes, {} elements",
+                trip - in_page,
+                s.len(),
+                raw.elements.len()
+            );
         }
     });
 }
@@ -399,7 +411,12 @@ fn profile_discovery() {
 #[ignore]
 fn profile_ablation() {
     run(async {
-        let p = open("many.html?n=2000").await;
+        let n: usize = std::env::var("PROFILE_N")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2000);
+        let p = open(&format!("many.html?n={n}")).await;
+        let fresh = std::env::var("PROFILE_FRESH").is_ok();
         let base = pinpoint::observe::DISCOVER_JS
             .trim_end()
             .trim_end_matches(';')
@@ -452,7 +469,7 @@ fn profile_ablation() {
         for (name, src) in &variants {
             let mut ts = Vec::new();
             for _ in 0..7 {
-                let v = js(&p, &format!("(() => {{ const t = performance.now(); ({src})({{}}); return performance.now() - t; }})()")).await;
+                let v = js(&p, &format!("(() => {{ const t = performance.now(); ({src})({{fresh: {fresh}}}); return performance.now() - t; }})()")).await;
                 ts.push(v.as_f64().unwrap());
             }
             ts.sort_by(|a, b| a.total_cmp(b));
