@@ -154,6 +154,8 @@ pub struct PageSize {
 #[serde(rename_all = "camelCase", default)]
 pub struct RawElement {
     pub key: u64,
+    /// Absent for the top frame.
+    #[serde(default = "main_frame")]
     pub frame: String,
     pub tag: String,
     pub role: String,
@@ -172,6 +174,8 @@ pub struct RawElement {
     pub css_path: String,
     #[serde(default)]
     pub shadow: bool,
+    /// Sent as `[x, y, width, height]`.
+    #[serde(deserialize_with = "rect_from_array")]
     pub bounds: Rect,
     pub in_viewport: bool,
     pub visible: bool,
@@ -191,6 +195,15 @@ pub struct RawElement {
     #[serde(default)]
     pub sensitive: bool,
     pub value: Option<String>,
+}
+
+fn main_frame() -> String {
+    "main".to_string()
+}
+
+fn rect_from_array<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Rect, D::Error> {
+    let [x, y, width, height] = <[f64; 4]>::deserialize(d)?;
+    Ok(Rect::new(x, y, width, height))
 }
 
 /// Parse the script's JSON output.
@@ -287,7 +300,7 @@ mod tests {
         let json = r#"{"doc":"d","url":"http://x/","title":"t","viewport":{"width":1280,"height":720,"scrollX":0,"scrollY":0,"dpr":1},
           "page":{"width":1280,"height":900},"total":1,"frames":[],
           "elements":[{"key":1,"frame":"main","tag":"button","role":"button","name":"Go","inputType":null,"testId":null,"id":null,
-          "nameAttr":null,"ariaLabel":null,"href":null,"anchor":"","cssPath":"body > button","bounds":{"x":1,"y":2,"width":3,"height":4},
+          "nameAttr":null,"ariaLabel":null,"href":null,"anchor":"","cssPath":"body > button","bounds":[1,2,3,4.5],
           "inViewport":true,"visible":true,"occluded":false,"occludedBy":null,"checked":"mixed","expanded":null,"selected":null,"value":null}]}"#;
         let raw = parse(json).unwrap();
         let Some(RawItem::Full(e)) = raw.elements.into_iter().next() else {
@@ -296,18 +309,24 @@ mod tests {
         let c = e.into_candidate();
         assert_eq!(c.key, 1);
         assert_eq!(c.element.checked, Some(Checked::Mixed(MixedTag::Mixed)));
-        assert_eq!(c.element.bounds, Rect::new(1.0, 2.0, 3.0, 4.0));
+        assert_eq!(c.element.bounds, Rect::new(1.0, 2.0, 3.0, 4.5));
     }
 
     #[test]
     fn unchanged_elements_come_back_as_their_key() {
         let json = r#"{"doc":"d","url":"u","title":"t","viewport":{"width":1,"height":1,"scrollX":0,"scrollY":0,"dpr":1},
           "page":{"width":1,"height":1},"total":2,"pass":4,
-          "elements":[7,{"key":8,"frame":"main","tag":"a","role":"link","cssPath":"a","bounds":{"x":0,"y":0,"width":1,"height":1}}]}"#;
+          "elements":[7,{"key":8,"tag":"a","role":"link","cssPath":"a","bounds":[0,0,1,1]},
+            {"key":9,"frame":"main/f","tag":"a","role":"link","cssPath":"a","bounds":[0,0,1,1]}]}"#;
         let raw = parse(json).unwrap();
         assert_eq!(raw.pass, Some(4));
         assert!(matches!(raw.elements[0], RawItem::Same(7)));
-        assert!(matches!(&raw.elements[1], RawItem::Full(e) if e.key == 8));
+        assert!(
+            matches!(&raw.elements[1], RawItem::Full(e) if e.key == 8 && e.frame == "main"),
+            "no frame means the top frame"
+        );
+        assert!(matches!(&raw.elements[2], RawItem::Full(e) if e.frame == "main/f"));
+        assert!(parse(&json.replace("[0,0,1,1]}", "{\"x\":0}}")).is_err());
         assert!(parse(&json.replace("[7,", "[\"x\",")).is_err());
     }
 
