@@ -70,7 +70,8 @@
   // Composed ancestors-or-self of every mutated node, nodes whose children or
   // id changed, and id / test id values added, removed or changed.
   // `lists`: parents whose list of children (or a child's class) changed.
-  const touched = new Set(), targets = new Set(), lists = new Set(), idsChanged = new Set();
+  // `attrs`: elements whose own attributes changed.
+  const touched = new Set(), targets = new Set(), lists = new Set(), attrs = new Set(), idsChanged = new Set();
   function markUp(n) {
     while (n && !touched.has(n)) {
       touched.add(n);
@@ -139,6 +140,7 @@
         if (a === "style") continue;
         if (GLOBAL_ATTRS.has(a)) { dropAll = true; break; }
         if (a === "class" && t.parentNode) lists.add(t.parentNode);
+        attrs.add(t);
         if (ID_ATTRS.has(a)) {
           targets.add(t);
           if (r.oldValue) idsChanged.add(r.oldValue);
@@ -195,7 +197,7 @@
       r = {
         root, frame: frameId, sh,
         name: undefined, deps: undefined, ids: undefined,
-        anchor: undefined, region: undefined, aDeps: undefined, aIds: undefined, lists: undefined,
+        anchor: undefined, region: undefined, handle: undefined, aDeps: undefined, aIds: undefined, lists: undefined,
         cssPath: undefined, chain: undefined, pathIds: undefined,
         href: undefined, sensitive: undefined, base: undefined, last: undefined, lastPass: 0,
       };
@@ -210,8 +212,8 @@
         r.cssPath = r.chain = r.pathIds = undefined;
         stale = true;
       }
-      if (r.anchor !== undefined && (touched.has(r.region) || hitsAny(r.lists, lists) || hitsAny(r.aDeps, touched) || hitsAny(r.aIds, idsChanged))) {
-        r.anchor = r.aDeps = r.aIds = r.lists = undefined;
+      if (r.anchor !== undefined && (touched.has(r.region) || attrs.has(r.handle) || hitsAny(r.lists, lists) || hitsAny(r.aDeps, touched) || hitsAny(r.aIds, idsChanged))) {
+        r.anchor = r.aDeps = r.aIds = r.lists = r.handle = undefined;
         stale = true;
       }
       if (r.cssPath !== undefined && (hitsAny(r.chain, targets) || hitsAny(r.pathIds, idsChanged))) {
@@ -668,15 +670,25 @@
   // The subtree the last `anchorOf` read (the ancestors, the card's heading
   // and label texts); the parents whose child lists it compared go to the
   // sink's `lists`. A mutation elsewhere cannot change the anchor.
-  let anchorRegion = null;
+  // An ancestor's handle depends on its own attributes only (and what
+  // aria-labelledby points at): then the region is the subtree below it on
+  // the path and `anchorHandle` the ancestor, so an app root with an id does
+  // not make every change anywhere inside it re-anchor everything.
+  let anchorRegion = null, anchorHandle = null;
   function anchorOf(el, doc) {
     let depth = 0, last = el;
+    anchorHandle = null;
     for (let p = parentOf(el); p && depth < 40; p = parentOf(p), depth++) {
       if (p === doc.body || p === doc.documentElement) break;
+      const below = last;
       last = p;
       anchorRegion = p;
       const handle = handleOf(p);
-      if (handle) return handle;
+      if (handle) {
+        anchorRegion = below;
+        anchorHandle = p;
+        return handle;
+      }
       // A card or section: the nearest ancestor that owns a heading.
       const h = firstHeading(p);
       if (h && !h.contains(el)) return "heading:" + norm(h.textContent).slice(0, 80);
@@ -922,6 +934,7 @@
           rec.anchor = anchor = anchorOf(el, doc);
           sink = false;
           rec.region = anchorRegion;
+          rec.handle = anchorHandle;
           rec.aDeps = sDeps;
           rec.aIds = sIds;
           rec.lists = sLists;

@@ -695,6 +695,19 @@ fn cached_pass_equals_a_fresh_pass_after_random_mutations() {
         let v = js(&p, &cached_call).await;
         let kept = v["cache"]["kept"].as_u64().unwrap();
         assert!(kept >= 390, "kept {kept} of 400");
+
+        // A status line changing inside a form anchored by its id (`id:signin`)
+        // re-anchors nothing: the id, not the form's content, is the anchor.
+        let p = open("demo.html").await;
+        js(&p, &fresh_call).await;
+        js(
+            &p,
+            "document.getElementById('signin-status').textContent = 'Signed in'",
+        )
+        .await;
+        let v = js(&p, &cached_call).await;
+        let listed = v["elements"].as_array().unwrap().len() as u64;
+        assert_eq!(v["cache"]["kept"].as_u64().unwrap(), listed);
     });
 }
 
