@@ -257,6 +257,7 @@ impl Session {
         } else {
             None
         };
+        let mut lost_parts = 0;
         let (mut st, raw, te, discover_ms, t1) = loop {
             let mut json = page
                 .page
@@ -268,6 +269,17 @@ impl Session {
                     .eval_json_string(&gate(observe::discover_install_and_call(None)))
                     .await?;
             }
+            let Some(json) = join_parts(&page.page, json).await? else {
+                // Four newer passes ran before the parts were fetched.
+                lost_parts += 1;
+                if lost_parts > 3 {
+                    return Err(Error::Internal(
+                        "discovery results kept being replaced by newer passes".into(),
+                    ));
+                }
+                have = None;
+                continue;
+            };
             let te = t0.elapsed().as_secs_f64() * 1000.0;
             let raw = observe::parse(&json)?;
             let discover_ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -415,4 +427,22 @@ pub async fn resolve_target(target: &str) -> Result<(String, Option<fixtures::St
         .unwrap_or_default();
     let server = fixtures::StaticServer::start_stable(&dir).await?;
     Ok((format!("{}/{}", server.base_url(), name), Some(server)))
+}
+
+/// The whole discovery result from a pass's answer: the answer itself, or
+/// its parts fetched all at once when the page left a large result in parts
+/// (`None` if they were gone).
+pub async fn join_parts(page: &Page, answer: String) -> Result<Option<String>> {
+    let Some(h) = observe::Parted::from_answer(&answer) else {
+        return Ok(Some(answer));
+    };
+    let parts = page.eval_all(&observe::part_calls(h)).await?;
+    let mut json = String::with_capacity(parts.len() * 131_072);
+    for p in parts {
+        match p {
+            serde_json::Value::String(s) => json.push_str(&s),
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(json))
 }

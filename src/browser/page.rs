@@ -449,6 +449,12 @@ impl Page {
         Ok(r.result.value.unwrap_or(serde_json::Value::Null))
     }
 
+    /// Evaluate several expressions at once: all are sent before any answer
+    /// is awaited (they still run in order in the page).
+    pub async fn eval_all(&self, expressions: &[String]) -> Result<Vec<serde_json::Value>> {
+        futures::future::try_join_all(expressions.iter().map(|e| self.eval(e))).await
+    }
+
     /// Evaluate an expression that returns a JSON string, and parse it.
     pub async fn eval_json_string(&self, expression: &str) -> Result<String> {
         match self.eval(expression).await? {

@@ -30,10 +30,57 @@ fn discover_source() -> &'static str {
 }
 
 fn options(max_elements: Option<usize>, have: Option<u64>) -> serde_json::Value {
-    match have {
-        Some(p) => serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000), "have": p }),
-        None => serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000) }),
+    options_with_parts(max_elements, have, None)
+}
+
+fn options_with_parts(
+    max_elements: Option<usize>,
+    have: Option<u64>,
+    part: Option<usize>,
+) -> serde_json::Value {
+    let mut o = serde_json::json!({ "maxElements": max_elements.unwrap_or(100_000) });
+    if let Some(p) = have {
+        o["have"] = p.into();
     }
+    if let Some(n) = part {
+        o["part"] = n.into();
+    }
+    o
+}
+
+/// What a pass whose result is too large for one answer returns instead: the
+/// result waits in the page, cut into `parts` (see [`part_calls`]).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct Parted {
+    pub parts: usize,
+    pub pass: u64,
+}
+
+impl Parted {
+    /// The header, if `answer` is one (a full result starts with `{"doc":`).
+    pub fn from_answer(answer: &str) -> Option<Parted> {
+        if !answer.starts_with("{\"parts\":") {
+            return None;
+        }
+        serde_json::from_str(answer).ok()
+    }
+}
+
+/// The expressions that fetch each part of a parted result, to be sent all
+/// at once (Chromium hands several small strings over faster than one large
+/// one). Each answers `null` if the result is gone (four newer passes ran);
+/// the last one also removes it from the page.
+pub fn part_calls(h: Parted) -> Vec<String> {
+    (0..h.parts)
+        .map(|i| {
+            format!(
+                "(() => {{ const st = window[Symbol.for(\"pinpoint.state\")]; const o = st && st.outs && st.outs.get({pass}); \
+                 if (!o) return null; if ({i} === o.cuts.length - 2) st.outs.delete({pass}); return o.json.slice(o.cuts[{i}], o.cuts[{next}]); }})()",
+                pass = h.pass,
+                next = i + 1
+            )
+        })
+        .collect()
 }
 
 /// What [`discover_call`] returns when the document has no installed pass yet.
@@ -58,10 +105,20 @@ fn install_key() -> &'static str {
 /// `have`: the pass number whose elements the caller still holds; elements
 /// unchanged since then come back as [`RawItem::Same`].
 pub fn discover_call(max_elements: Option<usize>, have: Option<u64>) -> String {
+    discover_call_in_parts(max_elements, have, None)
+}
+
+/// [`discover_call`] with results longer than `part` characters (default
+/// 131,072) left in the page in parts.
+pub fn discover_call_in_parts(
+    max_elements: Option<usize>,
+    have: Option<u64>,
+    part: Option<usize>,
+) -> String {
     format!(
         "(() => {{ const f = window[Symbol.for({key:?})]; return typeof f === \"function\" ? f({opts}) : {MISSING:?}; }})()",
         key = install_key(),
-        opts = options(max_elements, have)
+        opts = options_with_parts(max_elements, have, part)
     )
 }
 
@@ -328,6 +385,17 @@ mod tests {
         assert!(matches!(&raw.elements[2], RawItem::Full(e) if e.frame == "main/f"));
         assert!(parse(&json.replace("[0,0,1,1]}", "{\"x\":0}}")).is_err());
         assert!(parse(&json.replace("[7,", "[\"x\",")).is_err());
+    }
+
+    #[test]
+    fn a_parted_answer_is_told_from_a_result() {
+        let h = Parted::from_answer(r#"{"parts":3,"pass":9}"#).unwrap();
+        assert_eq!(h, Parted { parts: 3, pass: 9 });
+        let calls = part_calls(h);
+        assert_eq!(calls.len(), 3);
+        assert!(calls[2].contains("o.cuts[2], o.cuts[3]") && calls[2].contains("get(9)"));
+        assert!(Parted::from_answer(r#"{"doc":"d","parts":3}"#).is_none());
+        assert!(Parted::from_answer(r#"{"parts":"x"}"#).is_none());
     }
 
     #[test]

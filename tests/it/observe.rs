@@ -388,6 +388,53 @@ fn profile_discovery() {
         // included), the rest of the evaluate (transfer, CDP decoding), and
         // parsing the result.
         let timed = format!("(() => {{ const t = performance.now(); const s = ({src})({{fresh: {fresh}}}); return [performance.now() - t, s]; }})()");
+        // Transfer alone: one 1 MB string vs the same in 128 KB parts at once.
+        js(
+            &p,
+            &format!("window.__s = ({src})({{fresh: true, part: 1000000000}}); 1"),
+        )
+        .await;
+        let n = js(&p, "__s.length").await.as_u64().unwrap() as usize;
+        let parts: Vec<String> = (0..n.div_ceil(131_072))
+            .map(|i| format!("__s.slice({}, {})", i * 131_072, (i + 1) * 131_072))
+            .collect();
+        let (mut one, mut many) = (Vec::new(), Vec::new());
+        for _ in 0..9 {
+            let t = std::time::Instant::now();
+            js(&p, "__s").await;
+            one.push(t.elapsed().as_secs_f64() * 1000.0);
+            let t = std::time::Instant::now();
+            p.page.eval_all(&parts).await.unwrap();
+            many.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        one.sort_by(f64::total_cmp);
+        many.sort_by(f64::total_cmp);
+        println!(
+            "transfer of {n} chars: one string median {:.1} ms; {} parts at once median {:.1} ms",
+            one[4],
+            parts.len(),
+            many[4]
+        );
+        // Whole (one string) vs in parts fetched at once, alternating.
+        for _ in 0..6 {
+            for part in [1_000_000_000usize, 131_072] {
+                let t = std::time::Instant::now();
+                let answer = p
+                    .page
+                    .eval_json_string(&format!("({src})({{fresh: {fresh}, part: {part}}})"))
+                    .await
+                    .unwrap();
+                let json = pinpoint::app::join_parts(&p.page, answer)
+                    .await
+                    .unwrap()
+                    .unwrap();
+                println!(
+                    "part {part}: {:.1} ms, {} bytes",
+                    t.elapsed().as_secs_f64() * 1000.0,
+                    json.len()
+                );
+            }
+        }
         for _ in 0..5 {
             let t = std::time::Instant::now();
             let v = p.page.eval(&timed).await.unwrap();
@@ -708,6 +755,81 @@ fn cached_pass_equals_a_fresh_pass_after_random_mutations() {
         let v = js(&p, &cached_call).await;
         let listed = v["elements"].as_array().unwrap().len() as u64;
         assert_eq!(v["cache"]["kept"].as_u64().unwrap(), listed);
+    });
+}
+
+/// A large result leaves the page in parts fetched all at once; joined, they
+/// are exactly the whole result, even when a cut falls inside an emoji (a
+/// surrogate pair); parts four passes old are gone and say so.
+#[test]
+fn a_result_in_parts_joins_to_the_whole_result() {
+    run(async {
+        let p = open("demo.html").await;
+        js(
+            &p,
+            "document.getElementById('signin-submit').textContent = 'Go 🚀 now 😀😀😀 ✓ done'; \
+             document.querySelectorAll('nav a').forEach((a, i) => a.textContent = '🙂'.repeat(i + 1))",
+        )
+        .await;
+        observe(&p).await;
+        let whole = pinpoint::app::join_parts(
+            &p.page,
+            p.page
+                .eval_json_string(&pinpoint::observe::discover_call(None, None))
+                .await
+                .unwrap(),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert!(
+            pinpoint::observe::Parted::from_answer(&whole).is_none(),
+            "a small page answers in one piece"
+        );
+        for part in [7, 64, 1000] {
+            let answer = p
+                .page
+                .eval_json_string(&pinpoint::observe::discover_call_in_parts(
+                    None,
+                    None,
+                    Some(part),
+                ))
+                .await
+                .unwrap();
+            let h = pinpoint::observe::Parted::from_answer(&answer).expect("a parted answer");
+            assert!(h.parts > whole.len() / part / 2, "{h:?}");
+            let joined = pinpoint::app::join_parts(&p.page, answer)
+                .await
+                .unwrap()
+                .expect("parts still there");
+            let elements =
+                |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()["elements"].clone();
+            assert_eq!(elements(&joined), elements(&whole), "part length {part}");
+            assert!(joined.contains("😀😀😀"));
+        }
+        // Four newer passes replace a result nobody fetched.
+        let old = p
+            .page
+            .eval_json_string(&pinpoint::observe::discover_call_in_parts(
+                None,
+                None,
+                Some(500),
+            ))
+            .await
+            .unwrap();
+        for _ in 0..4 {
+            js(
+                &p,
+                &pinpoint::observe::discover_call_in_parts(None, None, Some(500)),
+            )
+            .await;
+        }
+        assert_eq!(pinpoint::app::join_parts(&p.page, old).await.unwrap(), None);
+        // A full observe of a large page goes through parts.
+        let p = open("many.html?n=2000").await;
+        let o = observe(&p).await;
+        assert_eq!(o.elements.len(), 2000);
+        assert!(o.elements.iter().any(|e| e.id.as_deref() == Some("e1999")));
     });
 }
 
