@@ -50,7 +50,7 @@
   // skipped: no cached field reads style. Everything that depends on layout,
   // style, listeners or form state is recomputed each pass.
   if (!st.dom) {
-    const c = { map: new WeakMap(), observed: new WeakSet(), pending: [], all: false, url: location.href };
+    const c = { map: new WeakMap(), gen: 0, observed: new WeakSet(), pending: [], all: false, url: location.href };
     c.mo = new MutationObserver((recs) => {
       if (c.all) return;
       for (const r of recs) if (r.type !== "attributes" || r.attributeName !== "style") c.pending.push(r);
@@ -112,17 +112,22 @@
     } catch (e) { return 0; }
     return n;
   }
-  // Nodes added back may have changed while detached (unobserved): their
-  // records and those of everything inside them are dropped.
+  // Nodes added back may have changed while detached (unobserved): the
+  // DOM-derived fields of everything inside them are dropped.
   function forget(n) {
     if (n.nodeType !== 1) return;
-    dom.map.delete(n);
+    dropFields(n);
     if (n.shadowRoot) for (const c of n.shadowRoot.children) forget(c);
     if (!n.firstElementChild) return;
     for (const e of n.getElementsByTagName("*")) {
-      dom.map.delete(e);
+      dropFields(e);
       if (e.shadowRoot) for (const c of e.shadowRoot.children) forget(c);
     }
+  }
+  // Its DOM-derived fields go (see `recordOf`); its last result stays.
+  function dropFields(e) {
+    const r = dom.map.get(e);
+    if (r !== undefined) r.gen = -1;
   }
   let dropAll = dom.all || !!opts.fresh || dom.url !== location.href || !dom.prints;
   if (!dropAll) {
@@ -168,7 +173,10 @@
   }
   dom.pending = [];
   if (dropAll) {
-    dom.map = new WeakMap();
+    // A new generation: records lose their DOM-derived fields as they are
+    // met, but keep their last result, so what did not change still travels
+    // as its key alone.
+    dom.gen++;
     dom.all = false;
     dom.url = location.href;
     dom.prints = new Map();
@@ -195,13 +203,19 @@
     if (r === undefined || r.root !== root || r.frame !== frameId || r.sh !== sh) {
       // Every field up front: one shape for all records.
       r = {
-        root, frame: frameId, sh,
+        gen: dom.gen, root, frame: frameId, sh,
         name: undefined, deps: undefined, ids: undefined,
         anchor: undefined, region: undefined, handle: undefined, aDeps: undefined, aIds: undefined, lists: undefined,
         cssPath: undefined, chain: undefined, pathIds: undefined,
         href: undefined, sensitive: undefined, base: undefined, last: undefined, lastPass: 0,
       };
       dom.map.set(el, r);
+      return r;
+    }
+    if (r.gen !== dom.gen) {
+      r.gen = dom.gen;
+      r.name = r.deps = r.ids = r.anchor = r.region = r.handle = r.aDeps = r.aIds = r.lists = undefined;
+      r.cssPath = r.chain = r.pathIds = r.href = r.sensitive = r.base = undefined;
       return r;
     }
     let stale = false;

@@ -892,6 +892,32 @@ fn unchanged_elements_are_sent_as_keys_and_filled_in_exactly() {
             0,
             "after refresh: full"
         );
-        assert_eq!(observe(&p).await.timings.reused_elements, 200);
+        let before = observe(&p).await;
+        assert_eq!(before.timings.reused_elements, 200);
+        // A change that drops every cached field (a style sheet comes) keeps
+        // the last results: what did not change still travels as its key,
+        // a row taken out and put back too, and a renamed one comes in full.
+        js(
+            &p,
+            "document.head.append(document.createElement('style')); \
+             const r = [...document.querySelectorAll('.row')].pop(); const sec = r.parentNode; r.remove(); sec.append(r); \
+             document.getElementById('e8').textContent = 'Renamed'",
+        )
+        .await;
+        let after = observe(&p).await;
+        // Not reused: e8 and the three after it in its row (they move right).
+        assert_eq!(after.timings.reused_elements, 196);
+        let e8 = after
+            .elements
+            .iter()
+            .find(|e| e.id.as_deref() == Some("e8"))
+            .unwrap();
+        assert_eq!(e8.name, "Renamed");
+        js(&p, "window[Symbol.for('pinpoint.state')].lastPass = -1").await;
+        assert_eq!(
+            strip(&after),
+            strip(&observe(&p).await),
+            "filled in exactly"
+        );
     });
 }
