@@ -146,6 +146,8 @@ impl Session {
         let page = b
             .new_page(viewport.unwrap_or(self.default_viewport))
             .await?;
+        page.add_init_script(&observe::discover_install_script())
+            .await?;
         let n = self
             .next_page
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);

@@ -216,6 +216,17 @@ impl Page {
         Ok(p)
     }
 
+    /// Run `source` in every new document of this page (all frames) before
+    /// the page's own scripts.
+    pub async fn add_init_script(&self, source: &str) -> Result<()> {
+        self.call(
+            AddScriptToEvaluateOnNewDocumentParams::new(source),
+            "init script",
+        )
+        .await?;
+        Ok(())
+    }
+
     /// The CDP target id (stable for the page's lifetime).
     pub fn target_id(&self) -> String {
         self.page.target_id().as_ref().to_string()

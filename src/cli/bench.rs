@@ -81,29 +81,31 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
                 cases.push((format!("many.html?n={n}"), format!("many.html n={n}")));
             }
             println!(
-                "{:<22} {:>9} {:>11} {:>9} {:>17} {:>14} {:>5}   (cold: discovery / refs ms)",
+                "{:<22} {:>9} {:>11} {:>9} {:>17} {:>18} {:>17} {:>5}   (first: discovery / refs ms)",
                 "page",
                 "elements",
                 "median ms",
                 "p90 ms",
                 "after change ms",
-                "cache cold ms",
+                "cache dropped ms",
+                "first observe ms",
                 "runs"
             );
             let mut res = Ok(());
             for (path, label) in cases {
                 match bench::observe_latency(&session, &server.url(&path), &label, runs).await {
                     Ok(r) => println!(
-                        "{:<22} {:>9} {:>11.2} {:>9.2} {:>17.2} {:>14.2} {:>5}   ({:.1} / {:.1})",
+                        "{:<22} {:>9} {:>11.2} {:>9.2} {:>17.2} {:>18.2} {:>17.2} {:>5}   ({:.1} / {:.1})",
                         r.fixture,
                         r.elements,
                         r.median_ms,
                         r.p90_ms,
                         r.changed_median_ms,
-                        r.cold_median_ms,
+                        r.dropped_median_ms,
+                        r.first_median_ms,
                         r.runs,
-                        r.cold_discover_ms,
-                        r.cold_refs_ms
+                        r.first_discover_ms,
+                        r.first_refs_ms
                     ),
                     Err(e) => {
                         res = Err(e);

@@ -122,6 +122,17 @@ pub fn discover_call_in_parts(
     )
 }
 
+/// A script that installs the pass in each new document (added once per
+/// page), so that the first observe of a document neither sends nor
+/// compiles it; [`discover_install_and_call`] remains the fallback.
+pub fn discover_install_script() -> String {
+    format!(
+        "Object.defineProperty(window, Symbol.for({key:?}), {{ value: ({src}), configurable: true }});",
+        key = install_key(),
+        src = discover_source()
+    )
+}
+
 /// Install the pass in the document (hidden, non-enumerable) and run it.
 pub fn discover_install_and_call(max_elements: Option<usize>) -> String {
     format!(

@@ -765,6 +765,13 @@ fn cached_pass_equals_a_fresh_pass_after_random_mutations() {
 fn a_result_in_parts_joins_to_the_whole_result() {
     run(async {
         let p = open("demo.html").await;
+        // Installed with the document (an init script), not by the first observe.
+        let first = p
+            .page
+            .eval_json_string(&pinpoint::observe::discover_call(None, None))
+            .await
+            .unwrap();
+        assert_ne!(first, pinpoint::observe::MISSING);
         js(
             &p,
             "document.getElementById('signin-submit').textContent = 'Go 🚀 now 😀😀😀 ✓ done'; \
@@ -919,5 +926,37 @@ fn unchanged_elements_are_sent_as_keys_and_filled_in_exactly() {
             strip(&observe(&p).await),
             "filled in exactly"
         );
+    });
+}
+
+/// Probe, not a check: why the first pass on a freshly loaded page is slower
+/// than later ones (the page's first-time work vs V8 warming up).
+#[test]
+#[ignore]
+fn profile_first_pass() {
+    run(async {
+        let n: usize = std::env::var("PROFILE_N")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(5000);
+        let src = pinpoint::observe::DISCOVER_JS
+            .trim_end()
+            .trim_end_matches(';');
+        let timed = format!("(() => {{ const t = performance.now(); ({src})({{fresh: true, part: 1e9}}); return performance.now() - t; }})()");
+        for touch in [
+            "1",
+            "document.body.getBoundingClientRect(); document.elementFromPoint(100, 100); 1",
+            "(() => { for (const e of document.querySelectorAll('*')) { e.getBoundingClientRect(); e.checkVisibility(); getComputedStyle(e).cursor; } return 1; })()",
+        ] {
+            let p = open(&format!("many.html?n={n}")).await;
+            let t = std::time::Instant::now();
+            js(&p, touch).await;
+            let touch_ms = t.elapsed().as_secs_f64() * 1000.0;
+            let mut runs = Vec::new();
+            for _ in 0..4 {
+                runs.push(js(&p, &timed).await.as_f64().unwrap());
+            }
+            println!("touch {touch_ms:.1} ms ({}): passes {runs:.1?}", &touch[..touch.len().min(40)]);
+        }
     });
 }
