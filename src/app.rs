@@ -439,7 +439,7 @@ pub async fn join_parts(page: &Page, answer: String) -> Result<Option<String>> {
         return Ok(Some(answer));
     };
     let parts = page.eval_all(&observe::part_calls(h)).await?;
-    let mut json = String::with_capacity(parts.len() * 131_072);
+    let mut json = String::new();
     for p in parts {
         match p {
             serde_json::Value::String(s) => json.push_str(&s),

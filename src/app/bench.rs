@@ -220,9 +220,8 @@ pub async fn observe_latency(
             async move {
                 page.page.eval(&change).await?;
                 let t = Instant::now();
-                let o = session.observe(page, &ObserveOptions::default()).await?;
-                let ms = t.elapsed().as_secs_f64() * 1000.0;
-                Ok::<_, crate::error::Error>((ms, o.timings.discover_ms, o.timings.refs_ms))
+                session.observe(page, &ObserveOptions::default()).await?;
+                Ok::<_, crate::error::Error>(t.elapsed().as_secs_f64() * 1000.0)
             }
         };
         let mut changed = Vec::with_capacity(runs);
@@ -234,19 +233,19 @@ pub async fn observe_latency(
                        const n = document.createElement('button'); n.textContent = 'Inserted {i}'; \
                        const s = document.querySelector('main, section') || document.body; s.prepend(n); }}"
                 ))
-                .await?
-                .0,
+                .await?,
             );
         }
         // A `for` attribute anywhere drops the whole cache (labels may point
         // elsewhere) and, unlike a new style sheet, costs the page no restyle.
         let mut dropped = Vec::new();
         for i in 0..runs {
-            let (ms, _, _) = timed_after(format!(
-                "document.documentElement.setAttribute('for', 'bench-{i}')"
-            ))
-            .await?;
-            dropped.push(ms);
+            dropped.push(
+                timed_after(format!(
+                    "document.documentElement.setAttribute('for', 'bench-{i}')"
+                ))
+                .await?,
+            );
         }
         // A fresh load before each run: a few runs are enough (a load is slow).
         let (mut firsts, mut first_discover, mut first_refs) = (Vec::new(), Vec::new(), Vec::new());

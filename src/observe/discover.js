@@ -44,11 +44,15 @@
   //  - anchor: when the subtree the anchor search read (see `anchorOf`) was touched;
   //  - CSS path: when a node on its chain had its children or id changed, or
   //    an id whose uniqueness it relied on changed.
+  // Nodes put back lose their fields (they may have changed unobserved).
   // Everything is dropped when a label, style sheet or <base> comes or goes,
-  // on `for` / `data-sensitive` changes, when the URL changes, and when more
-  // records queue up than are worth sorting. `style` attribute changes are
-  // skipped: no cached field reads style. Everything that depends on layout,
-  // style, listeners or form state is recomputed each pass.
+  // a style sheet's text changes, on `for` / `data-sensitive` changes, when
+  // the URL changes, when a document's sheet or rule counts change (CSSOM
+  // edits make no records), and when more records queue up than are worth
+  // sorting; an element's last result is kept through all of it. `style`
+  // attribute changes are skipped: no cached field reads style. Everything
+  // that depends on layout, style, listeners or form state is recomputed
+  // each pass.
   if (!st.dom) {
     const c = { map: new WeakMap(), gen: 0, observed: new WeakSet(), pending: [], all: false, url: location.href };
     c.mo = new MutationObserver((recs) => {
@@ -66,7 +70,9 @@
   const dom = st.dom;
   const GLOBAL_ATTRS = new Set(["for", "data-sensitive"]);
   const ID_ATTRS = new Set(["id", "data-testid"]);
-  const GLOBAL_SEL = "label,style,link,base,[data-sensitive]";
+  // (A `data-sensitive` ancestor can only come by that attribute changing or
+  // by the element being put back, which drops its fields anyway.)
+  const GLOBAL_SEL = "label,style,link,base";
   // Composed ancestors-or-self of every mutated node, nodes whose children or
   // id changed, and id / test id values added, removed or changed.
   // `lists`: parents whose list of children (or a child's class) changed.
@@ -78,7 +84,9 @@
       n = n.nodeType === 11 ? n.host : n.parentNode;
     }
   }
-  function idsIn(n) {
+  // Note the ids and test ids of a node that came or went; true when it is
+  // or holds a label, style sheet or <base> (then everything must go).
+  function globalOrIds(n) {
     if (n.nodeType !== 1) return false;
     if (n.matches(GLOBAL_SEL) || n.querySelector(GLOBAL_SEL)) return true;
     for (const a of ID_ATTRS) {
@@ -160,10 +168,10 @@
       } else {
         if (t.localName === "style") { dropAll = true; break; }
         for (const n of r.addedNodes) {
-          if (idsIn(n)) dropAll = true;
+          if (globalOrIds(n)) dropAll = true;
           else forget(n);
         }
-        for (const n of r.removedNodes) if (idsIn(n)) dropAll = true;
+        for (const n of r.removedNodes) if (globalOrIds(n)) dropAll = true;
         if (dropAll) break;
         targets.add(t);
         lists.add(t);
@@ -239,9 +247,9 @@
     return r;
   }
   // What the name / anchor / CSS path being computed read outside the obvious
-  // places (see `recordOf`); null when nothing is being recorded.
-  // Plain variables, not an object per computation: this runs for every
-  // element on a cold pass. `record()` starts, the fields are read after.
+  // places (see `recordOf`), collected while `sink` is on. Plain variables,
+  // not an object per computation: this runs for every element on a cold
+  // pass. `record()` starts; the caller turns `sink` off and reads them.
   let sink = false, sDeps, sIds, sLists;
   const readNode = (n) => { if (sink && n) (sDeps || (sDeps = [])).push(n); };
   const readId = (id) => { if (sink && id) (sIds || (sIds = [])).push(id); };

@@ -578,12 +578,6 @@ fn profile_dom_ops() {
 #[test]
 fn cached_fields_follow_every_change() {
     run(async {
-        fn by_id<'a>(o: &'a Observation, id: &str) -> &'a Element {
-            o.elements
-                .iter()
-                .find(|e| e.id.as_deref() == Some(id))
-                .unwrap_or_else(|| panic!("no #{id}"))
-        }
         let p = open("demo.html").await;
         observe(&p).await;
         observe(&p).await;
@@ -607,21 +601,30 @@ fn cached_fields_follow_every_change() {
         )
         .await;
         let o = observe(&p).await;
-        assert_eq!(by_id(&o, "signin-submit").name, "Log in now");
-        assert_eq!(by_id(&o, "search").name, "Find things");
-        assert_eq!(by_id(&o, "email").value.as_deref(), Some("a@b.c"));
-        assert!(by_id(&o, "late").clickable, "found by its listener");
+        assert_eq!(by_id(&o, "signin-submit").unwrap().name, "Log in now");
+        assert_eq!(by_id(&o, "search").unwrap().name, "Find things");
+        assert_eq!(by_id(&o, "email").unwrap().value.as_deref(), Some("a@b.c"));
+        assert!(
+            by_id(&o, "late").unwrap().clickable,
+            "found by its listener"
+        );
         // A name that depends on style: a hidden span drops out of the name.
         js(&p, "const b = document.getElementById('signin-submit'); b.innerHTML = 'Log <span id=\"x\">in</span>'").await;
-        assert_eq!(by_id(&observe(&p).await, "signin-submit").name, "Log in");
+        assert_eq!(
+            by_id(&observe(&p).await, "signin-submit").unwrap().name,
+            "Log in"
+        );
         js(&p, "const s = new CSSStyleSheet(); s.replaceSync('#x { display: none }'); document.adoptedStyleSheets = [s]").await;
-        assert_eq!(by_id(&observe(&p).await, "signin-submit").name, "Log");
+        assert_eq!(
+            by_id(&observe(&p).await, "signin-submit").unwrap().name,
+            "Log"
+        );
 
         let p = open("shadow.html").await;
         observe(&p).await;
         js(&p, "document.getElementById('widget').shadowRoot.getElementById('shadow-button').textContent = 'Renamed in shadow'").await;
         assert_eq!(
-            by_id(&observe(&p).await, "shadow-button").name,
+            by_id(&observe(&p).await, "shadow-button").unwrap().name,
             "Renamed in shadow"
         );
 
@@ -629,7 +632,7 @@ fn cached_fields_follow_every_change() {
         observe(&p).await;
         js(&p, "document.getElementById('frame').contentDocument.getElementById('inner-button').textContent = 'Renamed in frame'").await;
         assert_eq!(
-            by_id(&observe(&p).await, "inner-button").name,
+            by_id(&observe(&p).await, "inner-button").unwrap().name,
             "Renamed in frame"
         );
     });
@@ -683,6 +686,11 @@ fn cached_pass_equals_a_fresh_pass_after_random_mutations() {
              n.innerHTML = '<a href=\"#x1\">One</a> <a href=\"#x2\">Two</a>'; \
              const h = document.createElement('span'); h.id = 'nav-title'; h.textContent = 'Side'; document.body.append(h, n)",
             "document.getElementById('nav-title').textContent = 'Other side'",
+            "const i = document.createElement('input'); i.id = 'no-label'; i.placeholder = 'Type here'; document.body.append(i)",
+            "document.querySelector('label[for=email]').htmlFor = 'no-label'",
+            "document.getElementById('signin').setAttribute('data-sensitive', '')",
+            "const s = document.createElement('style'); s.id = 'late-style'; s.textContent = '.zz {}'; document.head.append(s)",
+            "document.getElementById('late-style').firstChild.data = 'a::before { content: \"#\" }'",
         ] {
             js(&p, &format!("{{ {step} }}")).await;
             let mut cached = js(&p, &cached_call).await;
@@ -870,11 +878,7 @@ fn unchanged_elements_are_sent_as_keys_and_filled_in_exactly() {
         )
         .await;
         let third = observe(&p).await;
-        let e2 = third
-            .elements
-            .iter()
-            .find(|e| e.id.as_deref() == Some("e2"))
-            .unwrap();
+        let e2 = by_id(&third, "e2").unwrap();
         assert_eq!(e2.value.as_deref(), Some("typed"));
         assert!(!e2.in_viewport, "scrolled out");
         assert!(third.timings.reused_elements < 200);
@@ -914,11 +918,7 @@ fn unchanged_elements_are_sent_as_keys_and_filled_in_exactly() {
         let after = observe(&p).await;
         // Not reused: e8 and the three after it in its row (they move right).
         assert_eq!(after.timings.reused_elements, 196);
-        let e8 = after
-            .elements
-            .iter()
-            .find(|e| e.id.as_deref() == Some("e8"))
-            .unwrap();
+        let e8 = by_id(&after, "e8").unwrap();
         assert_eq!(e8.name, "Renamed");
         js(&p, "window[Symbol.for('pinpoint.state')].lastPass = -1").await;
         assert_eq!(
