@@ -8,7 +8,7 @@ use std::io::Cursor;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use image::{ImageFormat, Rgb, RgbImage};
 use pinpoint::model::{Mark, MarkKind, Rect};
-use pinpoint::render::{layout, render, RenderRequest, Style};
+use pinpoint::render::{layout, reading_order, render, RenderRequest, Style};
 
 /// A page-like screenshot: light background with text-ish stripes.
 fn screenshot(w: u32, h: u32) -> Vec<u8> {
@@ -76,6 +76,44 @@ fn bench(c: &mut Criterion) {
         }
     }
     g.finish();
+    // The parts of one render on a real capture: decode, and PNG encode with
+    // each filter (fdeflate; sizes printed), which chose Paeth for `encode`.
+    let mut g = c.benchmark_group("render_1280x720_parts");
+    for page in ["demo", "sidebar"] {
+        let png = capture(&format!("capture-{page}.png"));
+        let mut buf = Vec::new();
+        g.bench_function(format!("{page}_decode"), |b| {
+            b.iter(|| {
+                let img = pinpoint::render::decode(&png, std::mem::take(&mut buf)).unwrap();
+                buf = black_box(img).into_raw();
+            })
+        });
+        let img = pinpoint::render::decode(&png, Vec::new()).unwrap();
+        let (w, h) = img.dimensions();
+        for (name, filter) in [
+            ("sub", png::Filter::Sub),
+            ("up", png::Filter::Up),
+            ("paeth", png::Filter::Paeth),
+            ("adaptive", png::Filter::Adaptive),
+        ] {
+            let mut out = Vec::new();
+            let enc = |out: &mut Vec<u8>| {
+                out.clear();
+                let mut e = png::Encoder::new(&mut *out, w, h);
+                e.set_color(png::ColorType::Rgb);
+                e.set_compression(png::Compression::Fast);
+                e.set_filter(filter);
+                let mut wr = e.write_header().unwrap();
+                wr.write_image_data(&img).unwrap();
+            };
+            enc(&mut out);
+            println!("{page}: PNG with filter {name}: {} bytes", out.len());
+            g.bench_function(format!("{page}_encode_{name}"), |b| {
+                b.iter(|| enc(&mut out))
+            });
+        }
+    }
+    g.finish();
     let mut g = c.benchmark_group("render_1280x720");
     let png = screenshot(1280, 720);
     for n in [50usize, 200, 500] {
@@ -87,6 +125,9 @@ fn bench(c: &mut Criterion) {
         let sizes = vec![(22.0, 16.0); n];
         g.bench_with_input(BenchmarkId::new("layout_only", n), &boxes, |b, boxes| {
             b.iter(|| black_box(layout(boxes, &sizes, (1280, 720))))
+        });
+        g.bench_with_input(BenchmarkId::new("reading_order", n), &boxes, |b, boxes| {
+            b.iter(|| black_box(reading_order(boxes)))
         });
     }
     g.finish();

@@ -73,6 +73,8 @@ pub struct Session {
     pub default_viewport: Viewport,
     /// Annotation store: when set, every observe re-anchors the URL's open annotations.
     store: std::sync::Mutex<Option<crate::annotations::store::Store>>,
+    /// Pixel buffers kept between renders (see [`crate::render::render_with`]).
+    pixel_buffers: std::sync::Mutex<Vec<Vec<u8>>>,
 }
 
 impl Session {
@@ -85,6 +87,7 @@ impl Session {
             next_page: std::sync::atomic::AtomicU64::new(1),
             default_viewport: viewport,
             store: std::sync::Mutex::new(None),
+            pixel_buffers: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -237,7 +240,7 @@ impl Session {
 
     /// Observe; with `after_frame`, the pass waits for the page's next frame
     /// (see [`observe::after_next_frame`]): used when a capture is in flight.
-    pub(crate) async fn observe_gated(
+    pub async fn observe_gated(
         &self,
         page: &PageState,
         opts: &ObserveOptions,

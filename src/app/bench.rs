@@ -293,6 +293,8 @@ pub struct ShotResult {
     pub in_pipeline_screenshot_ms: f64,
     pub observe_ms: f64,
     pub render_ms: f64,
+    /// The render's phases (medians): decode / layout + draw / encode.
+    pub render_parts_ms: (f64, f64, f64),
     /// The same observe without a screenshot (median).
     pub observe_alone_ms: f64,
 }
@@ -321,6 +323,7 @@ pub async fn shot_vs_screenshot(
         let (mut bare, mut full) = (Vec::new(), Vec::new());
         let (mut sh, mut ob, mut re) = (Vec::new(), Vec::new(), Vec::new());
         let mut alone = Vec::new();
+        let (mut dec, mut drw, mut enc) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
             let t = Instant::now();
             session.observe(&page, &opts.observe).await?;
@@ -333,6 +336,9 @@ pub async fn shot_vs_screenshot(
             full.push(t.elapsed().as_secs_f64() * 1000.0);
             sh.push(s.screenshot_ms);
             re.push(s.render_ms);
+            dec.push(s.render_timings.decode_ms);
+            drw.push(s.render_timings.draw_ms);
+            enc.push(s.render_timings.encode_ms);
             let tm = &s.observation.timings;
             ob.push(tm.discover_ms + tm.refs_ms);
         }
@@ -347,6 +353,7 @@ pub async fn shot_vs_screenshot(
             in_pipeline_screenshot_ms: median(sh),
             observe_ms: median(ob),
             render_ms: median(re),
+            render_parts_ms: (median(dec), median(drw), median(enc)),
             observe_alone_ms: median(alone),
         })
     }

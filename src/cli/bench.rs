@@ -116,15 +116,21 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
             res
         }
         BenchWhat::Shot { runs } => {
+            if std::env::var("PP_MALLOPT").is_ok() {
+                unsafe {
+                    libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
+                    libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
+                }
+            }
             println!(
-                "{:<14} {:>6} {:>16} {:>20} {:>7}   (inside: screenshot / observe / render ms; observe alone)",
+                "{:<14} {:>6} {:>16} {:>20} {:>7}   (inside: screenshot / observe / render = decode + draw + encode ms; observe alone)",
                 "page", "marks", "bare shot ms", "annotated observe ms", "ratio"
             );
             let mut res = Ok(());
             for f in ["demo.html", "shop.html", "sidebar.html"] {
                 match bench::shot_vs_screenshot(&session, &server.url(f), f, runs).await {
                     Ok(r) => println!(
-                        "{:<14} {:>6} {:>16.2} {:>20.2} {:>7.3}   ({:.1} / {:.1} / {:.1}; {:.1})",
+                        "{:<14} {:>6} {:>16.2} {:>20.2} {:>7.3}   ({:.1} / {:.1} / {:.1} = {:.1} + {:.1} + {:.1}; {:.1})",
                         r.fixture,
                         r.marks,
                         r.bare_screenshot_ms,
@@ -133,6 +139,9 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
                         r.in_pipeline_screenshot_ms,
                         r.observe_ms,
                         r.render_ms,
+                        r.render_parts_ms.0,
+                        r.render_parts_ms.1,
+                        r.render_parts_ms.2,
                         r.observe_alone_ms
                     ),
                     Err(e) => {

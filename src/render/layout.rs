@@ -94,12 +94,159 @@ fn finite(r: &Rect) -> bool {
     r.x.is_finite() && r.y.is_finite() && r.width.is_finite() && r.height.is_finite()
 }
 
-/// Indices of `boxes` in reading order: rows top to bottom (boxes whose vertical
-/// centres lie within half the smaller box height of the row's first box share
-/// a row), then left to right. Non-finite boxes go last, in input order.
+/// Indices of `boxes` in reading order, so that neighbours get neighbouring
+/// numbers. A recursive XY cut: each set is cut in two at its widest
+/// horizontal gap of whitespace when that is at least [`SECTION_GAP`] (a
+/// header, a footer), else at its widest gap either way (top or left part
+/// first). A vertical gap counts only where the rows on its two sides do not
+/// line up: a sidebar of links beside content is numbered down the sidebar
+/// first, while a table, a card grid or links on wrapped text lines stay row
+/// by row. What cannot be cut is ordered by rows: boxes whose vertical centres
+/// lie within half the smaller box height of the row's first box share a row,
+/// left to right. Non-finite boxes go last, in input order.
 pub fn reading_order(boxes: &[Rect]) -> Vec<usize> {
-    let (mut ok, bad): (Vec<usize>, Vec<usize>) =
-        (0..boxes.len()).partition(|&i| finite(&boxes[i]));
+    let (ok, bad): (Vec<usize>, Vec<usize>) = (0..boxes.len()).partition(|&i| finite(&boxes[i]));
+    let mut out = Vec::with_capacity(boxes.len());
+    xy_order(boxes, ok, 0, &mut out);
+    out.extend(bad);
+    out
+}
+
+/// Whitespace (px) that separates two bands.
+const BAND_GAP: f64 = 2.0;
+/// Whitespace (px) that may separate two columns.
+const COLUMN_GAP: f64 = 8.0;
+/// Horizontal whitespace (px) wide enough to be cut before any column.
+const SECTION_GAP: f64 = 24.0;
+/// Share of rows that must line up for two columns to read as one.
+const ALIGNED_SHARE: f64 = 0.8;
+
+/// Split `idx` along y (`across_x` false) or x into groups separated by at
+/// least `min_gap` of whitespace (a negative gap allows that much overlap),
+/// each with the whitespace before it.
+fn split(
+    boxes: &[Rect],
+    mut idx: Vec<usize>,
+    across_x: bool,
+    min_gap: f64,
+) -> Vec<(f64, Vec<usize>)> {
+    let lo = |i: usize| if across_x { boxes[i].x } else { boxes[i].y };
+    let hi = |i: usize| {
+        if across_x {
+            boxes[i].right()
+        } else {
+            boxes[i].bottom()
+        }
+    };
+    idx.sort_by(|&a, &b| {
+        lo(a)
+            .total_cmp(&lo(b))
+            .then(hi(a).total_cmp(&hi(b)))
+            .then(a.cmp(&b))
+    });
+    let mut groups: Vec<(f64, Vec<usize>)> = Vec::new();
+    let mut reach = f64::NEG_INFINITY;
+    for i in idx {
+        match groups.last_mut() {
+            Some((_, g)) if lo(i) < reach + min_gap => g.push(i),
+            _ => groups.push((lo(i) - reach, vec![i])),
+        }
+        reach = reach.max(hi(i));
+    }
+    groups
+}
+
+/// Whether the rows of two columns line up (a table's columns, links on the
+/// same text lines) rather than run independently (a sidebar beside content).
+fn rows_line_up(boxes: &[Rect], a: &[usize], b: &[usize]) -> bool {
+    let rows = |g: &[usize]| -> Vec<(f64, f64)> {
+        split(boxes, g.to_vec(), false, -1.0)
+            .iter()
+            .map(|(_, r)| {
+                let y0 = r.iter().map(|&i| boxes[i].y).fold(f64::INFINITY, f64::min);
+                let y1 = r
+                    .iter()
+                    .map(|&i| boxes[i].bottom())
+                    .fold(f64::NEG_INFINITY, f64::max);
+                ((y0 + y1) / 2.0, y1 - y0)
+            })
+            .collect()
+    };
+    let (ra, rb) = (rows(a), rows(b));
+    let (few, many) = if ra.len() <= rb.len() {
+        (ra, rb)
+    } else {
+        (rb, ra)
+    };
+    let matched = few
+        .iter()
+        .filter(|(c, h)| {
+            many.iter()
+                .any(|(c2, h2)| (c - c2).abs() <= 2.0 + 0.1 * h.min(*h2))
+        })
+        .count();
+    matched as f64 >= ALIGNED_SHARE * few.len() as f64
+}
+
+fn xy_order(boxes: &[Rect], idx: Vec<usize>, depth: usize, out: &mut Vec<usize>) {
+    if idx.len() <= 2 || depth >= 64 {
+        by_rows(boxes, idx, out);
+        return;
+    }
+    let bands = split(boxes, idx.clone(), false, BAND_GAP);
+    let cols = split(boxes, idx.clone(), true, COLUMN_GAP);
+    // The widest cut each way (index of the first group after it, and its
+    // gap); among equal gaps the one nearest the middle, so that a grid of
+    // equal rows is halved rather than peeled row by row.
+    let widest = |gaps: &mut dyn Iterator<Item = (usize, f64)>, n: usize| {
+        let off_centre = |k: usize| (2 * k).abs_diff(n);
+        gaps.fold(None, |best: Option<(usize, f64)>, (k, g)| match best {
+            Some((bk, bg)) if g < bg || (g == bg && off_centre(k) >= off_centre(bk)) => best,
+            _ => Some((k, g)),
+        })
+    };
+    let h = widest(&mut (1..bands.len()).map(|k| (k, bands[k].0)), bands.len());
+    // Vertical gaps are checked for aligned rows only when they could win.
+    let beat = h.map_or(f64::NEG_INFINITY, |(_, g)| {
+        if g >= SECTION_GAP {
+            f64::INFINITY
+        } else {
+            g
+        }
+    });
+    let v = widest(
+        &mut (1..cols.len())
+            .filter(|&k| cols[k].0 > beat && !rows_line_up(boxes, &cols[k - 1].1, &cols[k].1))
+            .map(|k| (k, cols[k].0)),
+        cols.len(),
+    );
+    let (groups, k) = match (h, v) {
+        // A wide horizontal gap (a header, a footer, a section) is cut first.
+        (Some((kh, gh)), _) if gh >= SECTION_GAP => (bands, kh),
+        (Some((_, gh)), Some((kv, gv))) if gv > gh => (cols, kv),
+        (Some((kh, _)), _) => (bands, kh),
+        (None, Some((kv, _))) => (cols, kv),
+        (None, None) => {
+            by_rows(boxes, idx, out);
+            return;
+        }
+    };
+    let mut first = Vec::new();
+    let mut second = Vec::new();
+    for (j, (_, g)) in groups.into_iter().enumerate() {
+        if j < k {
+            first.extend(g);
+        } else {
+            second.extend(g);
+        }
+    }
+    xy_order(boxes, first, depth + 1, out);
+    xy_order(boxes, second, depth + 1, out);
+}
+
+/// Rows top to bottom (vertical centres within half the smaller box height of
+/// the row's first box), then left to right.
+fn by_rows(boxes: &[Rect], mut ok: Vec<usize>, out: &mut Vec<usize>) {
     let cy = |i: usize| boxes[i].y + boxes[i].height / 2.0;
     ok.sort_by(|&a, &b| {
         cy(a)
@@ -107,7 +254,6 @@ pub fn reading_order(boxes: &[Rect]) -> Vec<usize> {
             .then(boxes[a].x.total_cmp(&boxes[b].x))
             .then(a.cmp(&b))
     });
-    let mut out = Vec::with_capacity(boxes.len());
     let mut i = 0;
     while i < ok.len() {
         let anchor = ok[i];
@@ -131,8 +277,6 @@ pub fn reading_order(boxes: &[Rect]) -> Vec<usize> {
         out.extend(row);
         i = j;
     }
-    out.extend(bad);
-    out
 }
 
 /// Whether `a` touches or overlaps `b` (within one pixel).
@@ -346,9 +490,11 @@ fn place_one(
         return None;
     }
     // The first good direct spot that also covers no page content wins; when
-    // every good spot covers some, the first good one (the usual corner).
-    let quiet = |r: &Rect| busy.is_none_or(|f| f(r) <= BUSY_LIMIT);
-    let mut first_good: Option<Rect> = None;
+    // every good spot covers some, the one covering least (an inside corner
+    // over the blank end of a link rather than over its first letters).
+    let busy_of = |r: &Rect| busy.map_or(0.0, |f| f(r));
+    let quiet = |r: &Rect| busy_of(r) <= BUSY_LIMIT;
+    let mut least_busy: Option<(f64, Rect)> = None;
     // 1. a direct candidate (clamped into the image, still touching the box) that
     //    covers no other box and pairs unambiguously with its own box; else the
     //    first one that at least covers nothing.
@@ -369,10 +515,13 @@ fn place_one(
             // An outside spot pushed onto its own box by the image edge is second best.
             let pushed_in = k < 8 && cl != c && cl.intersects(b);
             if !pushed_in && !ctx.ambiguous(&cl, i) {
-                if quiet(&cl) {
+                let b = busy_of(&cl);
+                if b <= BUSY_LIMIT {
                     return Some(cl);
                 }
-                first_good = first_good.or(Some(cl));
+                if least_busy.is_none_or(|(lb, _)| b < lb) {
+                    least_busy = Some((b, cl));
+                }
                 continue;
             }
             second = second.or(Some(cl));
@@ -380,18 +529,27 @@ fn place_one(
             fallback = Some((cost, cl));
         }
     }
-    if first_good.is_some() {
-        return first_good;
+    if let Some((_, c)) = least_busy {
+        return Some(c);
     }
     if second.is_some() {
         return second;
     }
-    // 2. spiral search for a free spot nearby (drawn with a leader line).
+    // 2. spiral search for a free spot nearby (drawn with a leader line): the
+    //    nearest spot covering no box and no page content, looking at most
+    //    QUIET_RINGS rings beyond the first ring with a box-free spot; else
+    //    that ring's nearest box-free spot.
+    const QUIET_RINGS: usize = 2;
     let step = (bh / 2.0).max(4.0);
     let mut near_best: Option<(f64, f64, Rect)> = None;
+    let mut free: Option<(usize, Rect)> = None;
     for k in 1..=8 {
+        if free.is_some_and(|(fk, _)| k > fk + QUIET_RINGS) {
+            break;
+        }
         ring(b, bw, bh, k as f64 * step, step, ring_buf);
         let mut best: Option<(f64, Rect)> = None;
+        let mut best_quiet: Option<(f64, Rect)> = None;
         for c in ring_buf.iter() {
             if !ctx.inside(c) || ctx.hits_badge(c) {
                 continue;
@@ -402,14 +560,23 @@ fn place_one(
                 if best.is_none_or(|(bd, _)| d < bd) {
                     best = Some((d, *c));
                 }
+                if best_quiet.is_none_or(|(bd, _)| d < bd) && quiet(c) {
+                    best_quiet = Some((d, *c));
+                }
             } else if fallback.is_none() && near_best.is_none_or(|(nc, nd, _)| (cost, d) < (nc, nd))
             {
                 near_best = Some((cost, d, *c));
             }
         }
-        if let Some((_, c)) = best {
+        if let Some((_, c)) = best_quiet {
             return Some(c);
         }
+        if let (None, Some((_, c))) = (free, best) {
+            free = Some((k, c));
+        }
+    }
+    if let Some((_, c)) = free {
+        return Some(c);
     }
     // 3. the least-covering direct candidate, else the least-covering nearby spot.
     if let Some((_, c)) = fallback {
@@ -527,6 +694,78 @@ mod tests {
     }
 
     #[test]
+    fn reading_order_numbers_a_sidebar_before_the_content_beside_it() {
+        // 20 touching 16-px sidebar rows; beside them a 3×4 table of links on
+        // 19-px rows: the sidebar first (top to bottom), then the table row by row.
+        let mut boxes: Vec<Rect> = (0..20)
+            .map(|i| Rect::new(0.0, 4.0 + 16.0 * i as f64, 240.0, 16.0))
+            .collect();
+        for r in 0..4 {
+            for c in 0..3 {
+                boxes.push(Rect::new(
+                    265.0 + 100.0 * c as f64,
+                    108.0 + 19.0 * r as f64,
+                    80.0,
+                    13.0,
+                ));
+            }
+        }
+        let want: Vec<usize> = (0..32).collect();
+        assert_eq!(reading_order(&boxes), want);
+        // The same table alone, or beside a column whose rows line up with it
+        // (a table's first column), reads row by row.
+        let mut grid: Vec<Rect> = (0..4)
+            .map(|r| Rect::new(0.0, 108.0 + 19.0 * r as f64, 240.0, 13.0))
+            .collect();
+        grid.extend_from_slice(&boxes[20..]);
+        let order = reading_order(&grid);
+        let row_of = |i: usize| if i < 4 { i } else { (i - 4) / 3 };
+        for w in order.windows(2) {
+            assert!(row_of(w[0]) <= row_of(w[1]), "{order:?}");
+        }
+        assert_eq!(&order[..4], &[0, 4, 5, 6]);
+    }
+
+    #[test]
+    fn reading_order_takes_the_widest_cut_first() {
+        // A shop: a header row, a filter column of five checkboxes beside two
+        // rows of three "Add to cart" buttons, a footer row. The filter's small
+        // gaps between checkboxes do not cut through the product rows.
+        let mut boxes = vec![
+            Rect::new(24.0, 10.0, 40.0, 32.0),   // 0 header: Home
+            Rect::new(1142.0, 10.0, 68.0, 30.0), // 1 header: Sign in
+        ];
+        for i in 0..5 {
+            boxes.push(Rect::new(28.0, 100.0 + 23.0 * i as f64, 12.0, 12.0)); // 2..=6 filter
+        }
+        for r in 0..2 {
+            for c in 0..3 {
+                boxes.push(Rect::new(
+                    257.0 + 343.0 * c as f64,
+                    135.0 + 112.0 * r as f64,
+                    80.0,
+                    18.0,
+                )); // 7..=12
+            }
+        }
+        boxes.push(Rect::new(24.0, 312.0, 62.0, 16.0)); // 13 footer
+        let want: Vec<usize> = (0..14).collect();
+        assert_eq!(reading_order(&boxes), want);
+    }
+
+    #[test]
+    fn reading_order_keeps_links_on_wrapped_lines_in_text_order() {
+        // Two touching text lines whose links happen to leave a common x gap.
+        let boxes = [
+            Rect::new(0.0, 0.0, 50.0, 18.0),
+            Rect::new(100.0, 0.0, 50.0, 18.0),
+            Rect::new(20.0, 18.0, 50.0, 18.0),
+            Rect::new(120.0, 18.0, 50.0, 18.0),
+        ];
+        assert_eq!(reading_order(&boxes), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
     fn reading_order_puts_non_finite_last() {
         let boxes = [
             Rect::new(f64::NAN, 0.0, 10.0, 10.0),
@@ -610,6 +849,40 @@ mod tests {
         assert_eq!(rep.badge_overlaps, 0);
         assert_eq!(rep.detached_without_leader, 0);
         assert!(p[0].leader.is_some(), "{:?}", p[0]);
+    }
+
+    #[test]
+    fn a_leader_badge_avoids_page_content_when_a_quiet_spot_is_near() {
+        // The same crowded box as above; page content (text) fills the image
+        // except a strip below the crowd, two rings beyond the first free ring.
+        let mut boxes = vec![Rect::new(100.0, 100.0, 10.0, 10.0)];
+        for (x, y) in [(60.0, 60.0), (110.0, 60.0), (60.0, 110.0), (110.0, 110.0)] {
+            boxes.push(Rect::new(x, y, 40.0, 40.0));
+        }
+        boxes.push(Rect::new(60.0, 100.0, 40.0, 10.0));
+        boxes.push(Rect::new(110.0, 100.0, 40.0, 10.0));
+        boxes.push(Rect::new(100.0, 60.0, 10.0, 40.0));
+        boxes.push(Rect::new(100.0, 110.0, 10.0, 40.0));
+        let sizes = vec![(16.0, 16.0); boxes.len()];
+        let quiet_band = |y: f64| (166.0..190.0).contains(&y);
+        let busy_at = |x: u32, y: u32| -> u8 {
+            if quiet_band(f64::from(y)) || (x + y) % 3 != 0 {
+                250
+            } else {
+                20
+            }
+        };
+        let busy = |r: &Rect| busy_fraction(r, (300, 300), busy_at);
+        let plain = layout(&boxes, &sizes, (300, 300));
+        let p = layout_with(&boxes, &sizes, (300, 300), Some(&busy));
+        assert!(p[0].leader.is_some(), "{:?}", p[0]);
+        assert!(busy(&plain[0].rect) > BUSY_LIMIT, "{:?}", plain[0]);
+        assert!(busy(&p[0].rect) <= BUSY_LIMIT, "{:?}", p[0]);
+        // Still near: at most two rings (one badge height) beyond the plain spot.
+        assert!(gap(&p[0].rect, &boxes[0]) <= gap(&plain[0].rect, &boxes[0]) + 16.0 + 1e-9);
+        let rep = check_layout(&boxes, &p, (300, 300));
+        assert_eq!(rep.badge_overlaps, 0);
+        assert_eq!(rep.detached_without_leader, 0);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! is above 1 (an uncapped DPR-2 capture gets 2× badges).
 //!
 //! Architecture invariant: this module imports only `crate::model`,
-//! `crate::error`, `image`, `ab_glyph` and `serde`/`serde_json`; it does no I/O
+//! `crate::error`, `image`, `png`, `ab_glyph` and `serde`/`serde_json`; it does no I/O
 //! (the font is `include_bytes!`-ed) and never panics on input.
 
 mod draw;
@@ -22,7 +22,6 @@ mod style;
 use std::io::Cursor;
 
 use image::codecs::jpeg::JpegEncoder;
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ExtendedColorType, ImageEncoder, RgbImage};
 
 pub use layout::{check_layout, layout, reading_order, LayoutReport, Placement};
@@ -116,6 +115,17 @@ pub struct Rendered {
     /// badge placements, in the same order: feed them to [`check_layout`].
     pub boxes: Vec<Rect>,
     pub placements: Vec<Placement>,
+    /// Where the time went (ms).
+    pub timings: RenderTimings,
+}
+
+/// Milliseconds spent in each phase of one [`render`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RenderTimings {
+    pub decode_ms: f64,
+    /// Size cap, redaction, layout and drawing.
+    pub draw_ms: f64,
+    pub encode_ms: f64,
 }
 
 /// The mark for an observed element, coloured by its role.
@@ -219,10 +229,17 @@ struct Item {
 
 /// Decode, annotate and encode one screenshot.
 pub fn render(req: &RenderRequest) -> Result<Rendered> {
+    render_with(req, &mut Vec::new())
+}
+
+/// [`render`], decoding into `pixels` (a buffer kept between calls saves
+/// faulting in a fresh one each time: ~0.2 ms at 1280×720). `pixels` is
+/// given back, its contents unspecified, when the call returns.
+pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered> {
     validate(req)?;
-    let decoded = image::load_from_memory(req.image)
-        .map_err(|e| Error::Image(format!("cannot decode screenshot: {e}")))?;
-    let mut img = decoded.into_rgb8();
+    let t0 = std::time::Instant::now();
+    let mut img = decode(req.image, std::mem::take(pixels))?;
+    let t_decoded = std::time::Instant::now();
     let (ow, oh) = img.dimensions();
     if ow == 0 || oh == 0 {
         return Err(Error::Image("screenshot is empty".into()));
@@ -396,7 +413,15 @@ pub fn render(req: &RenderRequest) -> Result<Rendered> {
         .map(|(_, e)| e)
         .collect();
 
-    let data = encode(&img, req.format)?;
+    let t_drawn = std::time::Instant::now();
+    let data = encode_sized(&img, req.format, req.image.len())?;
+    *pixels = img.into_raw();
+    let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1000.0;
+    let timings = RenderTimings {
+        decode_ms: ms(t0, t_decoded),
+        draw_ms: ms(t_decoded, t_drawn),
+        encode_ms: ms(t_drawn, std::time::Instant::now()),
+    };
     Ok(Rendered {
         data,
         format: req.format,
@@ -411,6 +436,7 @@ pub fn render(req: &RenderRequest) -> Result<Rendered> {
         over_limit,
         boxes: rects,
         placements: places,
+        timings,
     })
 }
 
@@ -418,20 +444,78 @@ fn fill_rect(img: &mut RgbImage, r: IRect, c: Color) {
     draw::fill(img, r, c, 256);
 }
 
+/// Decode a PNG (directly, into `buf`) or any other supported format to RGB8;
+/// alpha is dropped, grey is widened.
+pub fn decode(bytes: &[u8], mut buf: Vec<u8>) -> Result<RgbImage> {
+    const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+    let bad = |e: &dyn std::fmt::Display| Error::Image(format!("cannot decode screenshot: {e}"));
+    if !bytes.starts_with(PNG_SIGNATURE) {
+        let decoded = image::load_from_memory(bytes).map_err(|e| bad(&e))?;
+        return Ok(decoded.into_rgb8());
+    }
+    // The same allocation cap as the `image` crate's default.
+    let limits = png::Limits { bytes: 512 << 20 };
+    let mut d = png::Decoder::new_with_limits(Cursor::new(bytes), limits);
+    d.set_transformations(png::Transformations::normalize_to_color8());
+    let mut r = d.read_info().map_err(|e| bad(&e))?;
+    let (w, h) = (r.info().width, r.info().height);
+    let (color, _) = r.output_color_type();
+    let channels = color.samples();
+    let rgb_len = (w as usize) * (h as usize) * 3;
+    let size = r
+        .output_buffer_size()
+        .filter(|&n| n <= limits.bytes)
+        .ok_or_else(|| Error::Image(format!("screenshot too large to decode: {w}x{h}")))?;
+    buf.clear();
+    buf.resize(size, 0);
+    let info = r.next_frame(&mut buf).map_err(|e| bad(&e))?;
+    let stride = info.line_size;
+    if channels != 3 || stride != w as usize * 3 {
+        // Grey is widened and alpha dropped (as `into_rgb8` does), into a new buffer.
+        let src = std::mem::take(&mut buf);
+        let mut out = Vec::with_capacity(rgb_len);
+        for row in src.chunks_exact(stride).take(h as usize) {
+            for px in row[..w as usize * channels].chunks_exact(channels) {
+                match channels {
+                    1 | 2 => out.extend_from_slice(&[px[0], px[0], px[0]]),
+                    _ => out.extend_from_slice(&px[..3]),
+                }
+            }
+        }
+        buf = out;
+    } else {
+        buf.truncate(rgb_len);
+    }
+    RgbImage::from_raw(w, h, buf).ok_or_else(|| Error::Image("screenshot buffer size".into()))
+}
+
 /// Encode an RGB image (PNG with fast compression, or JPEG).
 pub fn encode(img: &RgbImage, format: OutputFormat) -> Result<Vec<u8>> {
     let (w, h) = img.dimensions();
-    let mut out = Vec::with_capacity((w as usize * h as usize) / 4 + 1024);
+    encode_sized(img, format, (w as usize * h as usize) / 4)
+}
+
+/// [`encode`] with a guess of the output size (the input's encoded size is a good one).
+fn encode_sized(img: &RgbImage, format: OutputFormat, guess: usize) -> Result<Vec<u8>> {
+    let (w, h) = img.dimensions();
+    let mut out = Vec::with_capacity(guess + guess / 2 + 1024);
     match format {
         OutputFormat::Png => {
-            // Paeth alone: measured on Chromium captures, 1.1–1.3 ms and
-            // 91–185 KB vs adaptive's 2.0–2.2 ms and 88–169 KB.
-            PngEncoder::new_with_quality(
-                Cursor::new(&mut out),
-                CompressionType::Fast,
-                FilterType::Paeth,
-            )
-            .write_image(img, w, h, ExtendedColorType::Rgb8)?;
+            // Paeth alone with fdeflate: on Chromium captures at 1280×720,
+            // 0.96–1.28 ms and 91–185 KB; Up/Sub are 0.7–0.9 ms but 150–240
+            // KB, adaptive 1.2–1.9 ms for 88–169 KB (benches/render.rs).
+            let mut e = png::Encoder::new(&mut out, w, h);
+            e.set_color(png::ColorType::Rgb);
+            e.set_depth(png::BitDepth::Eight);
+            e.set_compression(png::Compression::Fast);
+            e.set_filter(png::Filter::Paeth);
+            let mut wr = e
+                .write_header()
+                .map_err(|e| Error::Image(format!("cannot encode PNG: {e}")))?;
+            wr.write_image_data(img)
+                .map_err(|e| Error::Image(format!("cannot encode PNG: {e}")))?;
+            wr.finish()
+                .map_err(|e| Error::Image(format!("cannot encode PNG: {e}")))?;
         }
         OutputFormat::Jpeg { quality } => {
             JpegEncoder::new_with_quality(Cursor::new(&mut out), quality.clamp(1, 100))

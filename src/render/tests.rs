@@ -215,6 +215,88 @@ fn request_validation_errors() {
 }
 
 #[test]
+fn decode_widens_grey_drops_alpha_and_reads_jpeg() {
+    use image::{DynamicImage, GrayImage, ImageFormat, Luma, Rgba, RgbaImage};
+    let enc = |img: DynamicImage, f: ImageFormat| {
+        let mut out = Cursor::new(Vec::new());
+        img.write_to(&mut out, f).unwrap_or_else(|e| panic!("{e}"));
+        out.into_inner()
+    };
+    let grey = enc(
+        DynamicImage::ImageLuma8(GrayImage::from_pixel(3, 2, Luma([77]))),
+        ImageFormat::Png,
+    );
+    let rgba = enc(
+        DynamicImage::ImageRgba8(RgbaImage::from_pixel(3, 2, Rgba([10, 20, 30, 40]))),
+        ImageFormat::Png,
+    );
+    let jpeg = enc(
+        DynamicImage::ImageRgb8(RgbImage::from_pixel(8, 8, image::Rgb([200, 100, 50]))),
+        ImageFormat::Jpeg,
+    );
+    // A used buffer of another size is reused without leaking old pixels.
+    let used = vec![9u8; 1000];
+    let g = decode(&grey, used).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((g.width(), g.height()), (3, 2));
+    assert!(g.pixels().all(|p| p.0 == [77, 77, 77]));
+    let a = decode(&rgba, Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(a.pixels().all(|p| p.0 == [10, 20, 30]));
+    let j = decode(&jpeg, Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((j.width(), j.height()), (8, 8));
+    assert!(j
+        .pixels()
+        .all(|p| p.0[0].abs_diff(200) < 8 && p.0[2].abs_diff(50) < 8));
+    // The direct PNG path and the `image` crate agree on a real capture.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/data/capture-sidebar.png"
+    );
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let ours = decode(&bytes, Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    let theirs = image::load_from_memory(&bytes)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_rgb8();
+    assert!(ours == theirs);
+}
+
+#[test]
+fn a_huge_png_header_is_refused_before_allocating() {
+    // Signature + IHDR claiming 100,000 × 100,000 RGB (30 GB) + an empty IEND.
+    fn crc(data: &[u8]) -> u32 {
+        let mut c = 0xffff_ffffu32;
+        for &b in data {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xedb8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+    let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, body) in [
+        (&b"IHDR"[..], {
+            let mut b = 100_000u32.to_be_bytes().to_vec();
+            b.extend(100_000u32.to_be_bytes());
+            b.extend([8, 2, 0, 0, 0]);
+            b
+        }),
+        (&b"IEND"[..], Vec::new()),
+    ] {
+        bytes.extend((body.len() as u32).to_be_bytes());
+        let mut chunk = kind.to_vec();
+        chunk.extend(&body);
+        bytes.extend(&chunk);
+        bytes.extend(crc(&chunk).to_be_bytes());
+    }
+    let e = render(&RenderRequest::new(&bytes, &[], &Style::default())).err();
+    assert!(matches!(e, Some(Error::Image(_))), "{e:?}");
+}
+
+#[test]
 fn unreadable_image_is_an_image_error() {
     let s = Style::default();
     for bytes in [
@@ -354,7 +436,8 @@ fn rendering_is_deterministic() {
         .collect();
     let s = Style::default();
     let a = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
-    let b = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    let mut b = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    b.timings = a.timings;
     assert_eq!(a, b);
     let mut req = RenderRequest::new(&img, &marks, &s);
     req.format = OutputFormat::Jpeg { quality: 80 };

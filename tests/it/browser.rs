@@ -253,3 +253,154 @@ fn a_frame_gated_expression_runs_once_even_without_frames() {
         assert_eq!(js(&p, "window.__runs").await, 2);
     });
 }
+
+/// Chromium's CPU time (all processes whose command line holds `chromium`), in ms.
+fn chromium_cpu_ms() -> f64 {
+    let tick = 100.0; // USER_HZ
+    let mut total = 0.0;
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let p = e.path();
+        let Ok(cmd) = std::fs::read(p.join("cmdline")) else {
+            continue;
+        };
+        if !String::from_utf8_lossy(&cmd).contains("chromium") {
+            continue;
+        }
+        if let Ok(stat) = std::fs::read_to_string(p.join("stat")) {
+            let rest = &stat[stat.rfind(')').map_or(0, |i| i + 2)..];
+            let f: Vec<&str> = rest.split(' ').collect();
+            let ut: f64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            let st: f64 = f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            total += (ut + st) * 1000.0 / tick;
+        }
+    }
+    total
+}
+
+/// Probe: where a viewport capture's time goes (PNG vs JPEG vs a 1-px clip),
+/// Chromium's CPU per capture, and how a concurrent discovery pass slows it.
+#[test]
+#[ignore]
+fn profile_capture() {
+    use pinpoint::browser::{ScreenshotFormat, ScreenshotRequest};
+    run(async {
+        let s = session().await;
+        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let p = open(&page).await;
+        let runs = 21;
+        let med = |mut v: Vec<f64>| {
+            v.sort_by(|a, b| a.total_cmp(b));
+            v[v.len() / 2]
+        };
+        let png = ScreenshotRequest::default();
+        let jpeg = ScreenshotRequest {
+            format: ScreenshotFormat::Jpeg(80),
+            ..Default::default()
+        };
+        let px = ScreenshotRequest {
+            clip: Some(pinpoint::model::Rect::new(0.0, 0.0, 1.0, 1.0)),
+            ..Default::default()
+        };
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let idle = chromium_cpu_ms();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        println!("idle: chromium cpu {:.1} ms/s", chromium_cpu_ms() - idle);
+        for (name, req) in [
+            ("png", &png),
+            ("jpeg80", &jpeg),
+            ("1px png", &px),
+            ("png", &png),
+        ] {
+            let mut v = Vec::new();
+            let c0 = chromium_cpu_ms();
+            for _ in 0..runs {
+                let t = Instant::now();
+                p.page.screenshot(req).await.unwrap();
+                v.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            let cpu = (chromium_cpu_ms() - c0) / runs as f64;
+            println!(
+                "{name:10} median {:.1} ms, chromium cpu {cpu:.1} ms/capture",
+                med(v)
+            );
+        }
+        let opts = ObserveOptions::default();
+        let mut v = Vec::new();
+        let mut w = Vec::new();
+        let c0 = chromium_cpu_ms();
+        for _ in 0..runs {
+            let t = Instant::now();
+            s.observe(&p, &opts).await.unwrap();
+            v.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        let cpu = (chromium_cpu_ms() - c0) / runs as f64;
+        println!(
+            "observe    median {:.1} ms, chromium cpu {cpu:.1} ms/pass",
+            med(v)
+        );
+        let mut v = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            let shot = async {
+                let t = Instant::now();
+                p.page.screenshot(&png).await.unwrap();
+                t.elapsed().as_secs_f64() * 1000.0
+            };
+            let (ms, o) = tokio::join!(shot, s.observe_gated(&p, &opts, true));
+            o.unwrap();
+            v.push(ms);
+            w.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        // Rendering right after the capture vs after Chromium has settled.
+        let style = pinpoint::render::Style::default();
+        for wait in [0u64, 40] {
+            let (mut d, mut e, mut t) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..runs {
+                let img = p.page.screenshot(&png).await.unwrap();
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+                let t0 = Instant::now();
+                let r = pinpoint::render::render(&pinpoint::render::RenderRequest::new(
+                    &img,
+                    &[],
+                    &style,
+                ))
+                .unwrap();
+                t.push(t0.elapsed().as_secs_f64() * 1000.0);
+                d.push(r.timings.decode_ms);
+                e.push(r.timings.encode_ms);
+            }
+            println!(
+                "render {wait} ms after the capture: {:.2} ms (decode {:.2}, encode {:.2})",
+                med(t),
+                med(d),
+                med(e)
+            );
+        }
+        let mut buf: Vec<u8> = Vec::new();
+        for reuse in [false, true, false, true] {
+            let mut t = Vec::new();
+            for _ in 0..runs {
+                let img = p.page.screenshot(&png).await.unwrap();
+                let t0 = Instant::now();
+                if !reuse {
+                    buf = Vec::new();
+                }
+                let mut d = png::Decoder::new(std::io::Cursor::new(&img[..]));
+                d.set_transformations(png::Transformations::EXPAND);
+                let mut r = d.read_info().unwrap();
+                buf.resize(r.output_buffer_size().unwrap(), 0);
+                r.next_frame(&mut buf).unwrap();
+                t.push(t0.elapsed().as_secs_f64() * 1000.0);
+            }
+            println!(
+                "decode after capture, buffer reused {reuse}: {:.2} ms",
+                med(t)
+            );
+        }
+        println!(
+            "png + gated discovery: capture {:.1} ms, both {:.1} ms",
+            med(v),
+            med(w)
+        );
+    })
+}

@@ -960,3 +960,55 @@ fn profile_first_pass() {
         }
     });
 }
+
+/// Probe: the installed pass as an observe runs it (cached, `have` = the
+/// previous pass), timed in the page, and a CPU profile of it.
+#[test]
+#[ignore]
+fn profile_installed_pass() {
+    run(async {
+        let fixture = std::env::var("PROFILE_PAGE").unwrap_or("sidebar.html".into());
+        let p = open(&fixture).await;
+        observe(&p).await;
+        let call = |have: u64| {
+            let c = pinpoint::observe::discover_call(None, Some(have));
+            format!("(() => {{ const t = performance.now(); const s = {c}; return [performance.now() - t, s.length, JSON.parse(s).pass]; }})()")
+        };
+        let mut have = 0;
+        let v = js(&p, &call(have)).await;
+        have = v[2].as_u64().unwrap();
+        for _ in 0..8 {
+            let v = js(&p, &call(have)).await;
+            have = v[2].as_u64().unwrap();
+            println!(
+                "installed pass: {:.2} ms, {} chars",
+                v[0].as_f64().unwrap(),
+                v[1]
+            );
+        }
+        let s = session().await;
+        for _ in 0..8 {
+            let t = std::time::Instant::now();
+            let o = s
+                .observe(&p, &pinpoint::app::ObserveOptions::default())
+                .await
+                .unwrap();
+            println!(
+                "observe: {:.2} ms (discover {:.2}, refs {:.2}, reused {})",
+                t.elapsed().as_secs_f64() * 1000.0,
+                o.timings.discover_ms,
+                o.timings.refs_ms,
+                o.timings.reused_elements
+            );
+        }
+        let c = pinpoint::observe::discover_call(None, None);
+        for _ in 0..2 {
+            let rows = p.page.profile_eval(&format!("(() => {{ let n = 0; for (let i = 0; i < 20; i++) n += {c}.length; return n; }})()")).await.unwrap();
+            let total: f64 = rows.iter().map(|r| r.0).sum();
+            println!("profile of 20 passes: total {total:.1} ms");
+            for (ms, f) in rows.iter().take(16) {
+                println!("  {ms:7.2} {f}");
+            }
+        }
+    })
+}
