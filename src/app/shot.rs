@@ -84,6 +84,11 @@ pub struct Shot {
     /// The render's phases (decode / draw / encode).
     #[serde(skip)]
     pub render_timings: render::RenderTimings,
+    /// The laid-out boxes and badges (image px), for [`render::check_layout`].
+    #[serde(skip)]
+    pub boxes: Vec<Rect>,
+    #[serde(skip)]
+    pub placements: Vec<render::Placement>,
     pub observation: Observation,
 }
 
@@ -220,6 +225,8 @@ impl Session {
             screenshot_ms: shot_ms,
             render_ms,
             render_timings: out.timings,
+            boxes: out.boxes,
+            placements: out.placements,
             data: out.data,
             observation,
         })

@@ -439,3 +439,66 @@ fn pins_are_numbered_separately_and_listed() {
         .collect();
     assert_eq!(tail, [("P1", "@email"), ("P2", "@sign-in")]);
 }
+
+/// Real Chromium captures of every fixture (and a 400-element page): the
+/// layout rules hold, and numbering reads down a sidebar before the content
+/// beside it.
+#[test]
+fn real_captures_keep_the_layout_rules_and_read_by_column() {
+    use crate::harness::*;
+    use pinpoint::app::shot::ShotOptions;
+    run(async {
+        let s = session().await;
+        let pages = [
+            "demo.html",
+            "forms.html",
+            "nav.html",
+            "shadow.html",
+            "iframe.html",
+            "modal.html",
+            "shop.html",
+            "sidebar.html",
+            "actions.html",
+            "many.html?n=400",
+        ];
+        for f in pages {
+            let p = open(f).await;
+            let shot = s.shot(&p, &ShotOptions::default()).await.unwrap();
+            let rep = check_layout(&shot.boxes, &shot.placements, (shot.width, shot.height));
+            assert_eq!(rep.badge_overlaps, 0, "{f}: {rep:?}");
+            assert_eq!(rep.outside_image, 0, "{f}: {rep:?}");
+            assert_eq!(rep.detached_without_leader, 0, "{f}: {rep:?}");
+            assert_eq!(rep.unplaced, 0, "{f}: {rep:?}");
+            assert!(shot.drawn > 0, "{f}");
+            // Label → element name, in label order.
+            let names: Vec<String> = shot
+                .annotation_map
+                .iter()
+                .map(|m| {
+                    let e = shot.observation.elements.iter().find(|e| e.ref_ == m.ref_);
+                    e.map(|e| e.name.clone()).unwrap_or_default()
+                })
+                .collect();
+            if f == "sidebar.html" {
+                // 45 sidebar links in view, numbered top to bottom, then the table.
+                let side = names.iter().take_while(|n| n.contains('.')).count();
+                assert_eq!(side, 45, "{names:?}");
+                assert_eq!(names[0], "Introduction 1.1");
+                assert_eq!(names[1], "Installation 1.2");
+                assert_eq!(names[45], "abs()", "{names:?}");
+                assert_eq!(names[46], "all()", "{names:?}");
+            }
+            if f == "shop.html" {
+                // The filter column (four checkboxes, "Clear filters") comes in one run.
+                let at = |n: &str| names.iter().position(|x| x == n).unwrap_or(usize::MAX);
+                let bags = at("Bags");
+                assert_eq!(
+                    [at("Bottles"), at("Stoves"), at("Jackets"), at("Clear filters")],
+                    [bags + 1, bags + 2, bags + 3, bags + 4],
+                    "{names:?}"
+                );
+            }
+            s.close_page(&p.id).await.unwrap();
+        }
+    })
+}
