@@ -585,24 +585,32 @@ fn place_one(
     if let Some((_, _, c)) = near_best {
         return Some(c);
     }
-    // 4. anywhere in the image that is free of badges, nearest first.
-    let mut best: Option<(f64, f64, Rect)> = None;
+    // 4. anywhere in the image that is free of badges: least covering, then
+    //    nearest; among the spots as good and at most one badge height
+    //    farther, the nearest quiet one.
+    let mut spots: Vec<(f64, f64, Rect)> = Vec::new();
     let mut y = 0.0;
     while y + bh <= ctx.h {
         let mut x = 0.0;
         while x + bw <= ctx.w {
             let c = Rect::new(x, y, bw, bh);
             if !ctx.hits_badge(&c) {
-                let key = (ctx.cover(&c, i), gap(&c, b));
-                if best.is_none_or(|(bc, bd, _)| key < (bc, bd)) {
-                    best = Some((key.0, key.1, c));
-                }
+                spots.push((ctx.cover(&c, i), gap(&c, b), c));
             }
             x += step;
         }
         y += step;
     }
-    best.map(|(_, _, c)| c)
+    let best = spots
+        .iter()
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)))
+        .copied()?;
+    let near_quiet = spots
+        .iter()
+        .filter(|s| s.0 == best.0 && s.1 <= best.1 + bh && quiet(&s.2))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .copied();
+    Some(near_quiet.unwrap_or(best).2)
 }
 
 /// Share of the pixels of `r` (image pixels) whose luminance is far from the
@@ -883,6 +891,46 @@ mod tests {
         let rep = check_layout(&boxes, &p, (300, 300));
         assert_eq!(rep.badge_overlaps, 0);
         assert_eq!(rep.detached_without_leader, 0);
+    }
+
+    #[test]
+    fn the_last_resort_spot_prefers_a_quiet_one_as_near() {
+        // Badges tile a 320×96 image except two free 16-px cells equally far
+        // from the box: the top-left one over text, the bottom-right one blank.
+        let (w, h) = (320.0, 96.0);
+        let boxes = [Rect::new(152.0, 40.0, 16.0, 16.0)];
+        let mut ctx = Ctx {
+            boxes: &boxes,
+            box_grid: Grid::new(w, h),
+            badge_grid: Grid::new(w, h),
+            badges: Vec::new(),
+            w,
+            h,
+        };
+        ctx.box_grid.insert(0, &boxes[0]);
+        for ty in 0..6 {
+            for tx in 0..20 {
+                if (tx, ty) == (0, 0) || (tx, ty) == (19, 5) {
+                    continue;
+                }
+                let r = Rect::new(16.0 * tx as f64, 16.0 * ty as f64, 16.0, 16.0);
+                ctx.badge_grid.insert(ctx.badges.len(), &r);
+                ctx.badges.push(r);
+            }
+        }
+        let text = |x: u32, y: u32| {
+            if x < 16 && y < 16 && x % 2 == 0 {
+                20
+            } else {
+                250
+            }
+        };
+        let busy = |r: &Rect| busy_fraction(r, (320, 96), text);
+        let mut buf = Vec::new();
+        let plain = place_one(&ctx, 0, &boxes[0], 16.0, 16.0, &mut buf, None);
+        let quiet = place_one(&ctx, 0, &boxes[0], 16.0, 16.0, &mut buf, Some(&busy));
+        assert_eq!(plain, Some(Rect::new(0.0, 0.0, 16.0, 16.0)));
+        assert_eq!(quiet, Some(Rect::new(304.0, 80.0, 16.0, 16.0)));
     }
 
     #[test]

@@ -493,7 +493,12 @@ fn real_captures_keep_the_layout_rules_and_read_by_column() {
                 let at = |n: &str| names.iter().position(|x| x == n).unwrap_or(usize::MAX);
                 let bags = at("Bags");
                 assert_eq!(
-                    [at("Bottles"), at("Stoves"), at("Jackets"), at("Clear filters")],
+                    [
+                        at("Bottles"),
+                        at("Stoves"),
+                        at("Jackets"),
+                        at("Clear filters")
+                    ],
                     [bags + 1, bags + 2, bags + 3, bags + 4],
                     "{names:?}"
                 );
