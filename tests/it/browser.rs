@@ -402,5 +402,32 @@ fn profile_capture() {
             med(v),
             med(w)
         );
+        // The same with a trivial gated evaluate: what the gate alone costs.
+        let (mut v, mut w) = (Vec::new(), Vec::new());
+        let gated = pinpoint::observe::after_next_frame("1");
+        for _ in 0..runs {
+            let t = Instant::now();
+            let shot = async {
+                let t = Instant::now();
+                p.page.screenshot(&png).await.unwrap();
+                t.elapsed().as_secs_f64() * 1000.0
+            };
+            let (ms, o) = tokio::join!(shot, p.page.eval(&gated));
+            o.unwrap();
+            v.push(ms);
+            w.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        println!(
+            "png + gated no-op: capture {:.1} ms, both {:.1} ms",
+            med(v),
+            med(w)
+        );
+        let mut v = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            p.page.screenshot(&png).await.unwrap();
+            v.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        println!("png again: {:.1} ms", med(v));
     })
 }
