@@ -701,6 +701,27 @@ mod tests {
         assert_eq!(reading_order(&boxes), vec![2, 3, 0, 1, 4]);
     }
 
+    /// `rows` × `cols` boxes of `size` from `origin`, `pitch` apart, row by row.
+    fn grid(
+        origin: (f64, f64),
+        pitch: (f64, f64),
+        size: (f64, f64),
+        rows: usize,
+        cols: usize,
+    ) -> Vec<Rect> {
+        (0..rows * cols)
+            .map(|k| {
+                let (r, c) = ((k / cols) as f64, (k % cols) as f64);
+                Rect::new(
+                    origin.0 + pitch.0 * c,
+                    origin.1 + pitch.1 * r,
+                    size.0,
+                    size.1,
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn reading_order_numbers_a_sidebar_before_the_content_beside_it() {
         // 20 touching 16-px sidebar rows; beside them a 3×4 table of links on
@@ -708,16 +729,7 @@ mod tests {
         let mut boxes: Vec<Rect> = (0..20)
             .map(|i| Rect::new(0.0, 4.0 + 16.0 * i as f64, 240.0, 16.0))
             .collect();
-        for r in 0..4 {
-            for c in 0..3 {
-                boxes.push(Rect::new(
-                    265.0 + 100.0 * c as f64,
-                    108.0 + 19.0 * r as f64,
-                    80.0,
-                    13.0,
-                ));
-            }
-        }
+        boxes.extend(grid((265.0, 108.0), (100.0, 19.0), (80.0, 13.0), 4, 3));
         let want: Vec<usize> = (0..32).collect();
         assert_eq!(reading_order(&boxes), want);
         // The same table alone, or beside a column whose rows line up with it
@@ -746,16 +758,7 @@ mod tests {
         for i in 0..5 {
             boxes.push(Rect::new(28.0, 100.0 + 23.0 * i as f64, 12.0, 12.0)); // 2..=6 filter
         }
-        for r in 0..2 {
-            for c in 0..3 {
-                boxes.push(Rect::new(
-                    257.0 + 343.0 * c as f64,
-                    135.0 + 112.0 * r as f64,
-                    80.0,
-                    18.0,
-                )); // 7..=12
-            }
-        }
+        boxes.extend(grid((257.0, 135.0), (343.0, 112.0), (80.0, 18.0), 2, 3)); // 7..=12
         boxes.push(Rect::new(24.0, 312.0, 62.0, 16.0)); // 13 footer
         let want: Vec<usize> = (0..14).collect();
         assert_eq!(reading_order(&boxes), want);
@@ -840,9 +843,8 @@ mod tests {
         assert!(!p[0].placed);
     }
 
-    #[test]
-    fn layout_uses_a_leader_when_all_direct_spots_are_taken() {
-        // A small box surrounded by other marked boxes on every side.
+    /// A small box (index 0) surrounded by other marked boxes on every side.
+    fn crowded_box() -> Vec<Rect> {
         let mut boxes = vec![Rect::new(100.0, 100.0, 10.0, 10.0)];
         for (x, y) in [(60.0, 60.0), (110.0, 60.0), (60.0, 110.0), (110.0, 110.0)] {
             boxes.push(Rect::new(x, y, 40.0, 40.0));
@@ -851,6 +853,13 @@ mod tests {
         boxes.push(Rect::new(110.0, 100.0, 40.0, 10.0));
         boxes.push(Rect::new(100.0, 60.0, 10.0, 40.0));
         boxes.push(Rect::new(100.0, 110.0, 10.0, 40.0));
+        boxes
+    }
+
+    #[test]
+    fn layout_uses_a_leader_when_all_direct_spots_are_taken() {
+        // A small box surrounded by other marked boxes on every side.
+        let boxes = crowded_box();
         let sizes = vec![(16.0, 16.0); boxes.len()];
         let p = layout(&boxes, &sizes, (300, 300));
         let rep = check_layout(&boxes, &p, (300, 300));
@@ -863,14 +872,7 @@ mod tests {
     fn a_leader_badge_avoids_page_content_when_a_quiet_spot_is_near() {
         // The same crowded box as above; page content (text) fills the image
         // except a strip below the crowd, two rings beyond the first free ring.
-        let mut boxes = vec![Rect::new(100.0, 100.0, 10.0, 10.0)];
-        for (x, y) in [(60.0, 60.0), (110.0, 60.0), (60.0, 110.0), (110.0, 110.0)] {
-            boxes.push(Rect::new(x, y, 40.0, 40.0));
-        }
-        boxes.push(Rect::new(60.0, 100.0, 40.0, 10.0));
-        boxes.push(Rect::new(110.0, 100.0, 40.0, 10.0));
-        boxes.push(Rect::new(100.0, 60.0, 10.0, 40.0));
-        boxes.push(Rect::new(100.0, 110.0, 10.0, 40.0));
+        let boxes = crowded_box();
         let sizes = vec![(16.0, 16.0); boxes.len()];
         let quiet_band = |y: f64| (166.0..190.0).contains(&y);
         let busy_at = |x: u32, y: u32| -> u8 {

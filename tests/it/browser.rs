@@ -277,6 +277,22 @@ fn chromium_cpu_ms() -> f64 {
     total
 }
 
+/// A capture with `other` alongside: (capture ms, both ms).
+async fn capture_alongside(
+    p: &pinpoint::app::PageState,
+    req: &pinpoint::browser::ScreenshotRequest,
+    other: impl std::future::Future<Output = ()>,
+) -> (f64, f64) {
+    let t = Instant::now();
+    let shot = async {
+        let t = Instant::now();
+        p.page.screenshot(req).await.unwrap();
+        t.elapsed().as_secs_f64() * 1000.0
+    };
+    let (ms, ()) = tokio::join!(shot, other);
+    (ms, t.elapsed().as_secs_f64() * 1000.0)
+}
+
 /// Probe: where a viewport capture's time goes (PNG vs JPEG vs a 1-px clip),
 /// Chromium's CPU per capture, and how a concurrent discovery pass slows it.
 #[test]
@@ -326,7 +342,6 @@ fn profile_capture() {
         }
         let opts = ObserveOptions::default();
         let mut v = Vec::new();
-        let mut w = Vec::new();
         let c0 = chromium_cpu_ms();
         for _ in 0..runs {
             let t = Instant::now();
@@ -338,18 +353,14 @@ fn profile_capture() {
             "observe    median {:.1} ms, chromium cpu {cpu:.1} ms/pass",
             med(v)
         );
-        let mut v = Vec::new();
+        let (mut v, mut w) = (Vec::new(), Vec::new());
         for _ in 0..runs {
-            let t = Instant::now();
-            let shot = async {
-                let t = Instant::now();
-                p.page.screenshot(&png).await.unwrap();
-                t.elapsed().as_secs_f64() * 1000.0
-            };
-            let (ms, o) = tokio::join!(shot, s.observe_gated(&p, &opts, true));
-            o.unwrap();
+            let (ms, both) = capture_alongside(&p, &png, async {
+                s.observe_gated(&p, &opts, true).await.unwrap();
+            })
+            .await;
             v.push(ms);
-            w.push(t.elapsed().as_secs_f64() * 1000.0);
+            w.push(both);
         }
         // Rendering right after the capture vs after Chromium has settled.
         let style = pinpoint::render::Style::default();
@@ -376,24 +387,23 @@ fn profile_capture() {
                 med(e)
             );
         }
+        // Decoding into a kept buffer vs a fresh one, right after a capture.
         let mut buf: Vec<u8> = Vec::new();
         for reuse in [false, true, false, true] {
             let mut t = Vec::new();
             for _ in 0..runs {
                 let img = p.page.screenshot(&png).await.unwrap();
                 let t0 = Instant::now();
-                if !reuse {
-                    buf = Vec::new();
-                }
-                let mut d = png::Decoder::new(std::io::Cursor::new(&img[..]));
-                d.set_transformations(png::Transformations::EXPAND);
-                let mut r = d.read_info().unwrap();
-                buf.resize(r.output_buffer_size().unwrap(), 0);
-                r.next_frame(&mut buf).unwrap();
+                let kept = if reuse {
+                    std::mem::take(&mut buf)
+                } else {
+                    Vec::new()
+                };
+                buf = pinpoint::render::decode(&img, kept).unwrap().into_raw();
                 t.push(t0.elapsed().as_secs_f64() * 1000.0);
             }
             println!(
-                "decode after capture, buffer reused {reuse}: {:.2} ms",
+                "decode after capture, buffer kept {reuse}: {:.2} ms",
                 med(t)
             );
         }
@@ -406,16 +416,12 @@ fn profile_capture() {
         let (mut v, mut w) = (Vec::new(), Vec::new());
         let gated = pinpoint::observe::after_next_frame("1");
         for _ in 0..runs {
-            let t = Instant::now();
-            let shot = async {
-                let t = Instant::now();
-                p.page.screenshot(&png).await.unwrap();
-                t.elapsed().as_secs_f64() * 1000.0
-            };
-            let (ms, o) = tokio::join!(shot, p.page.eval(&gated));
-            o.unwrap();
+            let (ms, both) = capture_alongside(&p, &png, async {
+                p.page.eval(&gated).await.unwrap();
+            })
+            .await;
             v.push(ms);
-            w.push(t.elapsed().as_secs_f64() * 1000.0);
+            w.push(both);
         }
         println!(
             "png + gated no-op: capture {:.1} ms, both {:.1} ms",

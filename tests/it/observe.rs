@@ -5,7 +5,8 @@ use pinpoint::model::{Element, Observation};
 use pinpoint::refs::Lookup;
 use std::collections::{HashMap, HashSet};
 
-const FIXTURES: &[&str] = &[
+/// Every top-level fixture page.
+pub const FIXTURES: &[&str] = &[
     "demo.html",
     "forms.html",
     "nav.html",

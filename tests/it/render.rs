@@ -449,18 +449,10 @@ fn real_captures_keep_the_layout_rules_and_read_by_column() {
     use pinpoint::app::shot::ShotOptions;
     run(async {
         let s = session().await;
-        let pages = [
-            "demo.html",
-            "forms.html",
-            "nav.html",
-            "shadow.html",
-            "iframe.html",
-            "modal.html",
-            "shop.html",
-            "sidebar.html",
-            "actions.html",
-            "many.html?n=400",
-        ];
+        let pages = crate::observe::FIXTURES
+            .iter()
+            .copied()
+            .chain(["many.html?n=400"]);
         for f in pages {
             let p = open(f).await;
             let shot = s.shot(&p, &ShotOptions::default()).await.unwrap();
