@@ -31,6 +31,10 @@ pub enum BenchWhat {
     Shot {
         #[arg(long, default_value_t = 21)]
         runs: usize,
+        /// Device scale factor of the pages (at 2, the 2560×1440 capture is
+        /// over the 1920×1080 cap, so Chromium draws it smaller).
+        #[arg(long, default_value_t = 1.0)]
+        dpr: f64,
     },
     /// Median click-by-ref latency (resolve + actionability + input) on actions.html.
     Click {
@@ -52,7 +56,13 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
             chrome: args.chrome.clone(),
             ..Default::default()
         },
-        Viewport::default(),
+        Viewport {
+            dpr: match args.what {
+                BenchWhat::Shot { dpr, .. } => dpr.clamp(1.0, 3.0),
+                _ => 1.0,
+            },
+            ..Viewport::default()
+        },
     );
     let r = match args.what {
         BenchWhat::Refs => {
@@ -115,13 +125,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
             }
             res
         }
-        BenchWhat::Shot { runs } => {
-            if std::env::var("PP_MALLOPT").is_ok() {
-                unsafe {
-                    libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
-                    libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
-                }
-            }
+        BenchWhat::Shot { runs, .. } => {
             println!(
                 "{:<14} {:>6} {:>16} {:>20} {:>7}   (inside: screenshot / observe / render = decode + draw + encode ms; observe alone)",
                 "page", "marks", "bare shot ms", "annotated observe ms", "ratio"

@@ -189,24 +189,29 @@ fn downscale(img: &RgbImage, nw: u32, nh: u32) -> RgbImage {
         let (n, nw_u, w_u) = (n as usize, nw as usize, w as usize);
         let src: &[u8] = img;
         let mut out = vec![0u8; nw_u * nh as usize * 3];
-        let mut acc = vec![0u32; nw_u * 3];
         let div = (n * n) as u32;
-        for oy in 0..nh as usize {
+        let mut acc = vec![0u32; w_u * 3];
+        for (o, rows) in out
+            .chunks_exact_mut(nw_u * 3)
+            .zip(src.chunks_exact(w_u * 3 * n))
+        {
+            // Sum the n source rows column-wise, then n pixels at a time.
             acc.iter_mut().for_each(|a| *a = 0);
-            for sy in oy * n..oy * n + n {
-                let row = &src[sy * w_u * 3..(sy + 1) * w_u * 3];
-                for (ox, px) in row.chunks_exact(3 * n).enumerate() {
-                    let a = &mut acc[ox * 3..ox * 3 + 3];
-                    for p in px.chunks_exact(3) {
-                        a[0] += u32::from(p[0]);
-                        a[1] += u32::from(p[1]);
-                        a[2] += u32::from(p[2]);
-                    }
+            for row in rows.chunks_exact(w_u * 3) {
+                for (a, &v) in acc.iter_mut().zip(row) {
+                    *a += u32::from(v);
                 }
             }
-            let o = &mut out[oy * nw_u * 3..(oy + 1) * nw_u * 3];
-            for (d, a) in o.iter_mut().zip(acc.iter()) {
-                *d = ((a + div / 2) / div) as u8;
+            for (d, px) in o.chunks_exact_mut(3).zip(acc.chunks_exact(3 * n)) {
+                let mut sum = [0u32; 3];
+                for p in px.chunks_exact(3) {
+                    sum[0] += p[0];
+                    sum[1] += p[1];
+                    sum[2] += p[2];
+                }
+                for (d, s) in d.iter_mut().zip(sum) {
+                    *d = ((s + div / 2) / div) as u8;
+                }
             }
         }
         if let Some(img) = RgbImage::from_raw(nw, nh, out) {

@@ -437,3 +437,83 @@ fn profile_capture() {
         println!("png again: {:.1} ms", med(v));
     })
 }
+
+/// Probe: what a viewport clip with a scale captures on a scrolled page.
+#[test]
+#[ignore]
+fn probe_scaled_clip() {
+    use pinpoint::browser::ScreenshotRequest;
+    use pinpoint::model::Rect;
+    run(async {
+        let p = open_with(
+            "many.html?n=400",
+            pinpoint::browser::Viewport {
+                dpr: 2.0,
+                ..Default::default()
+            },
+        )
+        .await;
+        js(&p, "window.scrollTo(0, 500); 1").await;
+        let dec = |b: &[u8]| pinpoint::render::decode(b, Vec::new()).unwrap();
+        let plain = dec(&p
+            .page
+            .screenshot(&ScreenshotRequest::default())
+            .await
+            .unwrap());
+        println!("plain {:?}", plain.dimensions());
+        for (name, clip, beyond) in [
+            ("doc coords", Rect::new(0.0, 500.0, 1280.0, 720.0), false),
+            ("view coords", Rect::new(0.0, 0.0, 1280.0, 720.0), false),
+            (
+                "doc coords beyond",
+                Rect::new(0.0, 500.0, 1280.0, 720.0),
+                true,
+            ),
+        ] {
+            for scale in [1.0, 0.75] {
+                let t = Instant::now();
+                let b = p
+                    .page
+                    .screenshot(&ScreenshotRequest {
+                        clip: Some(clip),
+                        beyond_viewport: beyond,
+                        scale,
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap();
+                let ms = t.elapsed().as_secs_f64() * 1000.0;
+                let img = dec(&b);
+                let same = scale == 1.0 && img == plain;
+                let close = if scale == 0.75 {
+                    // Compare with the plain capture resized.
+                    let r = image::imageops::resize(
+                        &plain,
+                        img.width(),
+                        img.height(),
+                        image::imageops::FilterType::Triangle,
+                    );
+                    let diff: u64 = r
+                        .as_raw()
+                        .iter()
+                        .zip(img.as_raw())
+                        .map(|(a, b)| u64::from(a.abs_diff(*b)))
+                        .sum();
+                    diff as f64 / r.as_raw().len() as f64
+                } else {
+                    -1.0
+                };
+                println!("{name} scale {scale}: {:?} {ms:.1} ms, equal to plain: {same}, mean abs diff vs resized plain: {close:.2}", img.dimensions());
+            }
+        }
+        let t = Instant::now();
+        p.page
+            .screenshot(&ScreenshotRequest::default())
+            .await
+            .unwrap();
+        println!(
+            "plain dpr2 capture {:.1} ms",
+            t.elapsed().as_secs_f64() * 1000.0
+        );
+    })
+}

@@ -499,3 +499,71 @@ fn real_captures_keep_the_layout_rules_and_read_by_column() {
         }
     })
 }
+
+/// A DPR-2 viewport over the default size cap is drawn smaller by Chromium
+/// (no resize here): 1920×1080 out of 2560×1440, marks where the elements are.
+#[test]
+fn a_capped_dpr2_capture_is_scaled_by_chromium_and_marks_line_up() {
+    use crate::harness::*;
+    use pinpoint::app::shot::ShotOptions;
+    run(async {
+        let s = session().await;
+        let vp = pinpoint::browser::Viewport {
+            dpr: 2.0,
+            ..Default::default()
+        };
+        let p = open_with("many.html?n=400", vp).await;
+        js(&p, "window.scrollTo(0, 300); 1").await;
+        let shot = s.shot(&p, &ShotOptions::default()).await.unwrap();
+        assert_eq!((shot.width, shot.height), (1920, 1080));
+        assert_eq!((shot.original_width, shot.original_height), (2560, 1440));
+        assert_eq!(
+            shot.area,
+            pinpoint::model::Rect::new(0.0, 300.0, 1280.0, 720.0)
+        );
+        let rep = check_layout(&shot.boxes, &shot.placements, (shot.width, shot.height));
+        assert_eq!((rep.badge_overlaps, rep.outside_image), (0, 0), "{rep:?}");
+        // Every laid-out box is its element's bounds × 1.5, less the scroll.
+        let mut checked = 0;
+        for e in &shot.observation.elements {
+            let want = pinpoint::model::Rect::new(
+                e.bounds.x * 1.5,
+                (e.bounds.y - 300.0) * 1.5,
+                e.bounds.width * 1.5,
+                e.bounds.height * 1.5,
+            );
+            if !(want.y > 10.0 && want.bottom() < 1070.0 && e.tag == "button") {
+                continue;
+            }
+            let b = shot
+                .boxes
+                .iter()
+                .find(|b| (b.x - want.x).abs() < 1.0 && (b.y - want.y).abs() < 1.0);
+            assert!(b.is_some(), "no laid-out box at {want:?}");
+            checked += 1;
+        }
+        assert!(checked > 5, "{checked}");
+        // The image is the visible area at that scale: close to a full-size
+        // capture resized here (only resampling differs).
+        let plain = ShotOptions {
+            marks: false,
+            ..Default::default()
+        };
+        let small = s.shot(&p, &plain).await.unwrap();
+        let small = pinpoint::render::decode(&small.data, Vec::new()).unwrap();
+        let full = p.page.screenshot(&Default::default()).await.unwrap();
+        let full = pinpoint::render::decode(&full, Vec::new()).unwrap();
+        assert_eq!(full.dimensions(), (2560, 1440));
+        let resized =
+            image::imageops::resize(&full, 1920, 1080, image::imageops::FilterType::Triangle);
+        let diff: u64 = resized
+            .as_raw()
+            .iter()
+            .zip(small.as_raw())
+            .map(|(a, b)| u64::from(a.abs_diff(*b)))
+            .sum();
+        let mean = diff as f64 / resized.as_raw().len() as f64;
+        assert!(mean < 8.0, "mean abs difference {mean}");
+        s.close_page(&p.id).await.unwrap();
+    })
+}
