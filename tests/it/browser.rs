@@ -487,19 +487,7 @@ fn probe_scaled_clip() {
                 let same = scale == 1.0 && img == plain;
                 let close = if scale == 0.75 {
                     // Compare with the plain capture resized.
-                    let r = image::imageops::resize(
-                        &plain,
-                        img.width(),
-                        img.height(),
-                        image::imageops::FilterType::Triangle,
-                    );
-                    let diff: u64 = r
-                        .as_raw()
-                        .iter()
-                        .zip(img.as_raw())
-                        .map(|(a, b)| u64::from(a.abs_diff(*b)))
-                        .sum();
-                    diff as f64 / r.as_raw().len() as f64
+                    mean_diff_to_resized(&plain, &img)
                 } else {
                     -1.0
                 };

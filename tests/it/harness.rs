@@ -79,3 +79,21 @@ pub async fn observe(p: &PageState) -> Observation {
 pub async fn js(p: &PageState, expr: &str) -> serde_json::Value {
     p.page.eval(expr).await.expect("eval")
 }
+
+/// Mean absolute channel difference between `small` and `full` resized to
+/// `small`'s size (how close a scaled capture is to a full-size one).
+pub fn mean_diff_to_resized(full: &image::RgbImage, small: &image::RgbImage) -> f64 {
+    let r = image::imageops::resize(
+        full,
+        small.width(),
+        small.height(),
+        image::imageops::FilterType::Triangle,
+    );
+    let diff: u64 = r
+        .as_raw()
+        .iter()
+        .zip(small.as_raw())
+        .map(|(a, b)| u64::from(a.abs_diff(*b)))
+        .sum();
+    diff as f64 / r.as_raw().len().max(1) as f64
+}

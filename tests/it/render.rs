@@ -554,15 +554,7 @@ fn a_capped_dpr2_capture_is_scaled_by_chromium_and_marks_line_up() {
         let full = p.page.screenshot(&Default::default()).await.unwrap();
         let full = pinpoint::render::decode(&full, Vec::new()).unwrap();
         assert_eq!(full.dimensions(), (2560, 1440));
-        let resized =
-            image::imageops::resize(&full, 1920, 1080, image::imageops::FilterType::Triangle);
-        let diff: u64 = resized
-            .as_raw()
-            .iter()
-            .zip(small.as_raw())
-            .map(|(a, b)| u64::from(a.abs_diff(*b)))
-            .sum();
-        let mean = diff as f64 / resized.as_raw().len() as f64;
+        let mean = mean_diff_to_resized(&full, &small);
         assert!(mean < 8.0, "mean abs difference {mean}");
         s.close_page(&p.id).await.unwrap();
     })
