@@ -127,14 +127,14 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         }
         BenchWhat::Shot { runs, .. } => {
             println!(
-                "{:<14} {:>6} {:>16} {:>20} {:>7}   (inside: screenshot / observe / render = decode + draw + encode ms; observe alone)",
+                "{:<14} {:>6} {:>16} {:>20} {:>7}   (inside: screenshot / observe / render (decode + draw + encode) ms; observe alone)",
                 "page", "marks", "bare shot ms", "annotated observe ms", "ratio"
             );
             let mut res = Ok(());
             for f in ["demo.html", "shop.html", "sidebar.html"] {
                 match bench::shot_vs_screenshot(&session, &server.url(f), f, runs).await {
                     Ok(r) => println!(
-                        "{:<14} {:>6} {:>16.2} {:>20.2} {:>7.3}   ({:.1} / {:.1} / {:.1} = {:.1} + {:.1} + {:.1}; {:.1})",
+                        "{:<14} {:>6} {:>16.2} {:>20.2} {:>7.3}   ({:.1} / {:.1} / {:.1} ({:.1} + {:.1} + {:.1}); {:.1})",
                         r.fixture,
                         r.marks,
                         r.bare_screenshot_ms,

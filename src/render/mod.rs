@@ -514,13 +514,10 @@ fn encode_sized(img: &RgbImage, format: OutputFormat, guess: usize) -> Result<Ve
             e.set_depth(png::BitDepth::Eight);
             e.set_compression(png::Compression::Fast);
             e.set_filter(png::Filter::Paeth);
-            let mut wr = e
-                .write_header()
-                .map_err(|e| Error::Image(format!("cannot encode PNG: {e}")))?;
-            wr.write_image_data(img)
-                .map_err(|e| Error::Image(format!("cannot encode PNG: {e}")))?;
-            wr.finish()
-                .map_err(|e| Error::Image(format!("cannot encode PNG: {e}")))?;
+            let bad = |e: png::EncodingError| Error::Image(format!("cannot encode PNG: {e}"));
+            let mut wr = e.write_header().map_err(bad)?;
+            wr.write_image_data(img).map_err(bad)?;
+            wr.finish().map_err(bad)?;
         }
         OutputFormat::Jpeg { quality } => {
             JpegEncoder::new_with_quality(Cursor::new(&mut out), quality.clamp(1, 100))

@@ -483,3 +483,16 @@ fn hostile_rects_do_not_panic() {
     let r = render(&RenderRequest::new(&tiny, &m, &s)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((r.drawn, r.dropped), (0, 1));
 }
+
+#[test]
+fn whole_number_downscale_averages_each_block_and_channel() {
+    // 4×2 → 2×1: each output pixel is the rounded mean of a 2×2 block, per channel.
+    let img = RgbImage::from_fn(4, 2, |x, y| {
+        image::Rgb([(x * 10 + y) as u8, (x * 40) as u8, 200 + y as u8])
+    });
+    let out = downscale(&img, 2, 1);
+    assert_eq!(out.dimensions(), (2, 1));
+    // Block 0: x 0..2 → r (0+10+1+11)/4 = 5.5 → 6, g (0+40+0+40)/4 = 20, b 200.5 → 201.
+    assert_eq!(out.get_pixel(0, 0).0, [6, 20, 201]);
+    assert_eq!(out.get_pixel(1, 0).0, [26, 100, 201]);
+}

@@ -345,6 +345,14 @@ fn large_page_lists_every_element() {
     });
 }
 
+/// `PROFILE_N` for the probes below (elements on many.html), else `default`.
+fn profile_n(default: usize) -> usize {
+    std::env::var("PROFILE_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Probe, not a check (run with `--ignored --nocapture`): in-page timings of
 /// the discovery pass and a V8 sampling profile of it. `PROFILE_N` (elements
 /// on many.html), `PROFILE_PAGE` (another fixture), `PROFILE_JS` (a modified
@@ -353,10 +361,7 @@ fn large_page_lists_every_element() {
 #[ignore]
 fn profile_discovery() {
     run(async {
-        let n: usize = std::env::var("PROFILE_N")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1000);
+        let n = profile_n(1000);
         let fixture = std::env::var("PROFILE_PAGE").unwrap_or(format!("many.html?n={n}"));
         let p = open(&fixture).await;
         let custom = std::env::var("PROFILE_JS")
@@ -459,10 +464,7 @@ fn profile_discovery() {
 #[ignore]
 fn profile_ablation() {
     run(async {
-        let n: usize = std::env::var("PROFILE_N")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(2000);
+        let n = profile_n(2000);
         let p = open(&format!("many.html?n={n}")).await;
         let fresh = std::env::var("PROFILE_FRESH").is_ok();
         let base = pinpoint::observe::DISCOVER_JS
@@ -740,28 +742,32 @@ fn cached_pass_equals_a_fresh_pass_after_random_mutations() {
             "most elements keep their cached fields across local mutations: {kept} of {listed}"
         );
 
+        // A cached pass after `change` on a fresh load of `page`.
+        let after = |page: &'static str, change: &'static str| {
+            let (fresh_call, cached_call) = (&fresh_call, &cached_call);
+            async move {
+                let p = open(page).await;
+                js(&p, fresh_call).await;
+                js(&p, change).await;
+                js(&p, cached_call).await
+            }
+        };
         // A local change keeps everything else: one button's text on a 400-element page.
-        let p = open("many.html?n=400").await;
-        js(&p, &fresh_call).await;
-        js(
-            &p,
+        let v = after(
+            "many.html?n=400",
             "document.getElementById('e200').textContent = 'Renamed'",
         )
         .await;
-        let v = js(&p, &cached_call).await;
         let kept = v["cache"]["kept"].as_u64().unwrap();
         assert!(kept >= 390, "kept {kept} of 400");
 
         // A status line changing inside a form anchored by its id (`id:signin`)
         // re-anchors nothing: the id, not the form's content, is the anchor.
-        let p = open("demo.html").await;
-        js(&p, &fresh_call).await;
-        js(
-            &p,
+        let v = after(
+            "demo.html",
             "document.getElementById('signin-status').textContent = 'Signed in'",
         )
         .await;
-        let v = js(&p, &cached_call).await;
         let listed = v["elements"].as_array().unwrap().len() as u64;
         assert_eq!(v["cache"]["kept"].as_u64().unwrap(), listed);
     });
@@ -936,10 +942,7 @@ fn unchanged_elements_are_sent_as_keys_and_filled_in_exactly() {
 #[ignore]
 fn profile_first_pass() {
     run(async {
-        let n: usize = std::env::var("PROFILE_N")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(5000);
+        let n = profile_n(5000);
         let src = pinpoint::observe::DISCOVER_JS
             .trim_end()
             .trim_end_matches(';');
