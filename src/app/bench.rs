@@ -284,6 +284,9 @@ pub async fn observe_latency(
 pub struct ShotResult {
     pub fixture: String,
     pub bare_screenshot_ms: f64,
+    /// The bare screenshot plus decoding and encoding it again, nothing
+    /// found or drawn (median): the least any server-side drawing costs.
+    pub pixel_floor_ms: f64,
     pub annotated_observe_ms: f64,
     pub ratio: f64,
     pub marks: usize,
@@ -323,14 +326,23 @@ pub async fn shot_vs_screenshot(
         let (mut bare, mut full) = (Vec::new(), Vec::new());
         let (mut sh, mut ob, mut re) = (Vec::new(), Vec::new(), Vec::new());
         let mut alone = Vec::new();
+        let (mut floor, mut pixels) = (Vec::new(), Vec::new());
         let (mut dec, mut drw, mut enc) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
             let t = Instant::now();
             session.observe(&page, &opts.observe).await?;
             alone.push(t.elapsed().as_secs_f64() * 1000.0);
             let t = Instant::now();
-            page.page.screenshot(&ScreenshotRequest::default()).await?;
-            bare.push(t.elapsed().as_secs_f64() * 1000.0);
+            let png = page.page.screenshot(&ScreenshotRequest::default()).await?;
+            let bare_ms = t.elapsed().as_secs_f64() * 1000.0;
+            bare.push(bare_ms);
+            // What any server-side drawing pays at least: the bare capture
+            // decoded and encoded again, with nothing found or drawn.
+            let t = Instant::now();
+            let img = crate::render::decode(&png, std::mem::take(&mut pixels))?;
+            crate::render::encode(&img, crate::render::OutputFormat::Png)?;
+            pixels = img.into_raw();
+            floor.push(bare_ms + t.elapsed().as_secs_f64() * 1000.0);
             let t = Instant::now();
             let s = session.shot(&page, &opts).await?;
             full.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -346,6 +358,7 @@ pub async fn shot_vs_screenshot(
         Ok(ShotResult {
             fixture: label.to_string(),
             bare_screenshot_ms: b,
+            pixel_floor_ms: median(floor),
             annotated_observe_ms: f,
             ratio: f / b,
             marks: first.drawn,

@@ -147,18 +147,39 @@ pub fn discover_install_and_call(max_elements: Option<usize>) -> String {
 /// anyway (a background tab of a connected browser paints no frames).
 pub const FRAME_WAIT_MS: u32 = 200;
 
-/// Run `expr` (a discovery call) as a task just after the page's next frame.
+/// How long a frame-gated pass waits after the frame's own task (ms), by
+/// default; `PINPOINT_PRESENT_WAIT_MS` overrides it (for tuning on another
+/// machine: `cargo test --release -- --ignored probe_shot_variants`).
+pub const PRESENT_WAIT_MS: u32 = 4;
+
+fn present_wait_ms() -> u32 {
+    std::env::var("PINPOINT_PRESENT_WAIT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&ms| ms <= FRAME_WAIT_MS)
+        .unwrap_or(PRESENT_WAIT_MS)
+}
+
+/// Run `expr` (a discovery call) as a task a little after the page's next
+/// frame.
 ///
-/// A capture makes the renderer produce a frame on its main thread, then
-/// rasterises, reads back and encodes it off that thread. A pass sent with
-/// the capture takes the main thread first, so the frame misses its deadline
-/// and the capture waits a whole frame more (probe: demo 66 ms vs 50 ms for
-/// the capture alone); queued behind the frame (`requestAnimationFrame`, then
-/// a task), the pass overlaps the raster and encode instead (50 ms in all),
-/// and sees the DOM as it was painted.
+/// A capture needs the renderer's main thread twice: to produce the frame,
+/// and a few ms later to pass on the note that the frame was presented,
+/// after which the browser reads the frame back and encodes it. A pass sent
+/// with the capture takes the main thread first, so the frame waits for it
+/// (probe: demo 66 ms vs 50 ms for the capture alone). A pass queued just
+/// behind the frame (`requestAnimationFrame`, then a task) still holds up
+/// the note: a 12 ms busy loop there delays the capture by 12 ms (probe
+/// `browser::probe_capture_vs_busy_main_thread`). Started [`PRESENT_WAIT_MS`]
+/// after the frame's task, the same loop costs the capture 0–3 ms, and the
+/// pass overlaps the read-back and encode instead. `bench shot`, docs page
+/// (105 marks): 1.85–1.96× a bare screenshot with the pass right behind the
+/// frame, 1.57–1.59× with the wait. The pass sees the DOM as it was painted
+/// unless the page changes it within those few ms.
 pub fn after_next_frame(expr: &str) -> String {
+    let wait = present_wait_ms();
     format!(
-        "new Promise((ok, fail) => {{ let done = false; const go = () => {{ if (done) return; done = true; try {{ ok({expr}); }} catch (e) {{ fail(e); }} }}; requestAnimationFrame(() => setTimeout(go, 0)); setTimeout(go, {FRAME_WAIT_MS}); }})"
+        "new Promise((ok, fail) => {{ let done = false; const go = () => {{ if (done) return; done = true; try {{ ok({expr}); }} catch (e) {{ fail(e); }} }}; requestAnimationFrame(() => setTimeout(() => setTimeout(go, {wait}), 0)); setTimeout(go, {FRAME_WAIT_MS}); }})"
     )
 }
 
@@ -431,7 +452,9 @@ mod tests {
     fn frame_gated_pass_runs_once_after_a_frame_or_the_fallback_timer() {
         let e = after_next_frame(&discover_call(None, None));
         assert!(e.starts_with("new Promise("));
-        assert!(e.contains("requestAnimationFrame(() => setTimeout(go, 0))"));
+        assert!(e.contains(&format!(
+            "requestAnimationFrame(() => setTimeout(() => setTimeout(go, {PRESENT_WAIT_MS}), 0))"
+        )));
         assert!(e.contains(&format!("setTimeout(go, {FRAME_WAIT_MS})")));
         assert!(e.contains("if (done) return; done = true;"));
         assert!(e.contains(&discover_call(None, None)));

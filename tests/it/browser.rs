@@ -505,3 +505,113 @@ fn probe_scaled_clip() {
         );
     })
 }
+
+/// Probe: how much a 12 ms busy loop on the main thread delays a capture sent
+/// with it, by when the loop starts: a task right after the capture's frame,
+/// or that plus a wait of some ms.
+#[test]
+#[ignore]
+fn probe_capture_vs_busy_main_thread() {
+    use pinpoint::browser::ScreenshotRequest;
+    run(async {
+        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let p = open(&page).await;
+        let runs = 15;
+        let med = |mut v: Vec<f64>| {
+            v.sort_by(|a, b| a.total_cmp(b));
+            v[v.len() / 2]
+        };
+        let png = ScreenshotRequest::default();
+        let busy = "(() => { const t = performance.now(); while (performance.now() - t < 12) {} return 1; })()";
+        let mut v = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            p.page.screenshot(&png).await.unwrap();
+            v.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        println!("bare capture: {:.1} ms", med(v));
+        for wait in [0u32, 1, 2, 3, 4, 6, 8] {
+            let gate = format!(
+                "new Promise(ok => requestAnimationFrame(() => setTimeout(() => setTimeout(() => ok({busy}), {wait}), 0)))"
+            );
+            let (mut v, mut w) = (Vec::new(), Vec::new());
+            for _ in 0..runs {
+                let (c, both) = capture_alongside(&p, &png, async {
+                    p.page.eval(&gate).await.unwrap();
+                })
+                .await;
+                v.push(c);
+                w.push(both);
+            }
+            println!(
+                "busy 12 ms from {wait} ms after the frame: capture {:.1} ms, both {:.1} ms",
+                med(v),
+                med(w)
+            );
+        }
+    })
+}
+
+/// Probe: the annotated shot with the frame gate's wait after the frame set to
+/// each of `VARIANTS` (ms, through `PINPOINT_PRESENT_WAIT_MS`), interleaved with
+/// bare captures so that all see the same machine.
+#[test]
+#[ignore]
+fn probe_shot_variants() {
+    use pinpoint::app::shot::ShotOptions;
+    use pinpoint::browser::ScreenshotRequest;
+    run(async {
+        let s = session().await;
+        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let p = open(&page).await;
+        let med = |v: &mut Vec<f64>| {
+            v.sort_by(|a, b| a.total_cmp(b));
+            v[v.len() / 2]
+        };
+        let variants: Vec<String> = std::env::var("VARIANTS")
+            .unwrap_or("0 1 2 3 5 8".into())
+            .split(' ')
+            .map(str::to_string)
+            .collect();
+        let opts = ShotOptions::default();
+        let mut bare = Vec::new();
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+        let n: usize = std::env::var("RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(31);
+        for _ in 0..n {
+            let t = Instant::now();
+            p.page
+                .screenshot(&ScreenshotRequest::default())
+                .await
+                .unwrap();
+            bare.push(t.elapsed().as_secs_f64() * 1000.0);
+            for (i, pw) in variants.iter().enumerate() {
+                // SAFETY: probes run alone (--ignored, one test), no other thread reads the environment.
+                unsafe { std::env::set_var("PINPOINT_PRESENT_WAIT_MS", pw) };
+                let t = Instant::now();
+                s.shot(&p, &opts).await.unwrap();
+                times[i].push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+        let b = med(&mut bare);
+        let q: Vec<String> = [1, 10, 25, 50, 75, 90]
+            .iter()
+            .map(|&i| format!("{:.1}", bare[i * (bare.len() - 1) / 100]))
+            .collect();
+        println!("{page}: bare {b:.1} ms [{}]", q.join(" "));
+        for (pw, mut v) in variants.iter().zip(times) {
+            let m = med(&mut v);
+            let q: Vec<String> = [1, 10, 25, 50, 75, 90]
+                .iter()
+                .map(|&i| format!("{:.1}", v[i * (v.len() - 1) / 100]))
+                .collect();
+            println!(
+                "  wait {pw:>2} ms: {m:.1} ms, ratio {:.2}  [{}]",
+                m / b,
+                q.join(" ")
+            );
+        }
+    })
+}
