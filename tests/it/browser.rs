@@ -293,6 +293,31 @@ async fn capture_alongside(
     (ms, t.elapsed().as_secs_f64() * 1000.0)
 }
 
+/// Medians over `runs` captures, each with `expr` evaluated alongside:
+/// (capture ms, both ms).
+async fn eval_alongside_medians(
+    p: &pinpoint::app::PageState,
+    req: &pinpoint::browser::ScreenshotRequest,
+    expr: &str,
+    runs: usize,
+) -> (f64, f64) {
+    let (mut v, mut w) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let (ms, both) = capture_alongside(p, req, async {
+            p.page.eval(expr).await.unwrap();
+        })
+        .await;
+        v.push(ms);
+        w.push(both);
+    }
+    (median(v), median(w))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
 /// Probe: where a viewport capture's time goes (PNG vs JPEG vs a 1-px clip),
 /// Chromium's CPU per capture, and how a concurrent discovery pass slows it.
 #[test]
@@ -413,21 +438,9 @@ fn profile_capture() {
             med(w)
         );
         // The same with a trivial gated evaluate: what the gate alone costs.
-        let (mut v, mut w) = (Vec::new(), Vec::new());
         let gated = pinpoint::observe::after_next_frame("1");
-        for _ in 0..runs {
-            let (ms, both) = capture_alongside(&p, &png, async {
-                p.page.eval(&gated).await.unwrap();
-            })
-            .await;
-            v.push(ms);
-            w.push(both);
-        }
-        println!(
-            "png + gated no-op: capture {:.1} ms, both {:.1} ms",
-            med(v),
-            med(w)
-        );
+        let (c, both) = eval_alongside_medians(&p, &png, &gated, runs).await;
+        println!("png + gated no-op: capture {c:.1} ms, both {both:.1} ms");
         let mut v = Vec::new();
         for _ in 0..runs {
             let t = Instant::now();
@@ -517,10 +530,6 @@ fn probe_capture_vs_busy_main_thread() {
         let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
         let p = open(&page).await;
         let runs = 15;
-        let med = |mut v: Vec<f64>| {
-            v.sort_by(|a, b| a.total_cmp(b));
-            v[v.len() / 2]
-        };
         let png = ScreenshotRequest::default();
         let busy = "(() => { const t = performance.now(); while (performance.now() - t < 12) {} return 1; })()";
         let mut v = Vec::new();
@@ -529,24 +538,14 @@ fn probe_capture_vs_busy_main_thread() {
             p.page.screenshot(&png).await.unwrap();
             v.push(t.elapsed().as_secs_f64() * 1000.0);
         }
-        println!("bare capture: {:.1} ms", med(v));
+        println!("bare capture: {:.1} ms", median(v));
         for wait in [0u32, 1, 2, 3, 4, 6, 8] {
             let gate = format!(
                 "new Promise(ok => requestAnimationFrame(() => setTimeout(() => setTimeout(() => ok({busy}), {wait}), 0)))"
             );
-            let (mut v, mut w) = (Vec::new(), Vec::new());
-            for _ in 0..runs {
-                let (c, both) = capture_alongside(&p, &png, async {
-                    p.page.eval(&gate).await.unwrap();
-                })
-                .await;
-                v.push(c);
-                w.push(both);
-            }
+            let (c, both) = eval_alongside_medians(&p, &png, &gate, runs).await;
             println!(
-                "busy 12 ms from {wait} ms after the frame: capture {:.1} ms, both {:.1} ms",
-                med(v),
-                med(w)
+                "busy 12 ms from {wait} ms after the frame: capture {c:.1} ms, both {both:.1} ms"
             );
         }
     })
