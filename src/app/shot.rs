@@ -224,21 +224,19 @@ impl Session {
         let mut observation = obs;
         observation.timings.screenshot_ms = Some(shot_ms);
         observation.timings.render_ms = Some(render_ms);
+        // Before the size cap, whether Chromium or the renderer applied it.
+        let (original_width, original_height) = if scale < 1.0 {
+            let px = |css: f64| (css * dpr).round() as u32;
+            (px(area.width), px(area.height))
+        } else {
+            (out.original_width, out.original_height)
+        };
         Ok(Shot {
             format: out.format.as_str(),
             width: out.width,
             height: out.height,
-            // Before the size cap, whether Chromium or the renderer applied it.
-            original_width: if scale < 1.0 {
-                (area.width * dpr).round() as u32
-            } else {
-                out.original_width
-            },
-            original_height: if scale < 1.0 {
-                (area.height * dpr).round() as u32
-            } else {
-                out.original_height
-            },
+            original_width,
+            original_height,
             area,
             annotated: out.drawn > 0,
             annotation_map: out.annotation_map,

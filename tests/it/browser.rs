@@ -318,6 +318,16 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The median of `v` and its 1st, 10th, 25th, 50th, 75th and 90th percentiles, printed.
+fn spread(mut v: Vec<f64>) -> (f64, String) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let q: Vec<String> = [1, 10, 25, 50, 75, 90]
+        .iter()
+        .map(|&i| format!("{:.1}", v[i * (v.len() - 1) / 100]))
+        .collect();
+    (v[v.len() / 2], q.join(" "))
+}
+
 /// Probe: where a viewport capture's time goes (PNG vs JPEG vs a 1-px clip),
 /// Chromium's CPU per capture, and how a concurrent discovery pass slows it.
 #[test]
@@ -563,10 +573,6 @@ fn probe_shot_variants() {
         let s = session().await;
         let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
         let p = open(&page).await;
-        let med = |v: &mut Vec<f64>| {
-            v.sort_by(|a, b| a.total_cmp(b));
-            v[v.len() / 2]
-        };
         let variants: Vec<String> = std::env::var("VARIANTS")
             .unwrap_or("0 1 2 3 5 8".into())
             .split(' ')
@@ -594,23 +600,11 @@ fn probe_shot_variants() {
                 times[i].push(t.elapsed().as_secs_f64() * 1000.0);
             }
         }
-        let b = med(&mut bare);
-        let q: Vec<String> = [1, 10, 25, 50, 75, 90]
-            .iter()
-            .map(|&i| format!("{:.1}", bare[i * (bare.len() - 1) / 100]))
-            .collect();
-        println!("{page}: bare {b:.1} ms [{}]", q.join(" "));
-        for (pw, mut v) in variants.iter().zip(times) {
-            let m = med(&mut v);
-            let q: Vec<String> = [1, 10, 25, 50, 75, 90]
-                .iter()
-                .map(|&i| format!("{:.1}", v[i * (v.len() - 1) / 100]))
-                .collect();
-            println!(
-                "  wait {pw:>2} ms: {m:.1} ms, ratio {:.2}  [{}]",
-                m / b,
-                q.join(" ")
-            );
+        let (b, q) = spread(bare);
+        println!("{page}: bare {b:.1} ms [{q}]");
+        for (pw, v) in variants.iter().zip(times) {
+            let (m, q) = spread(v);
+            println!("  wait {pw:>2} ms: {m:.1} ms, ratio {:.2}  [{q}]", m / b);
         }
     })
 }
