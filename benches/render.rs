@@ -149,6 +149,16 @@ fn bench(c: &mut Criterion) {
             black_box(render(&req).unwrap())
         })
     });
+    // Not a whole-number ratio (bilinear): a DPR-2 capture of 1280×720 that
+    // a caller hands over uncapped.
+    let png1440 = screenshot(2560, 1440);
+    g.bench_function("layout_draw_encode_50_capped_from_2560x1440", |b| {
+        b.iter(|| {
+            let mut req = RenderRequest::new(&png1440, &m, &style);
+            req.device_scale_factor = 2.0;
+            black_box(render(&req).unwrap())
+        })
+    });
     g.finish();
 }
 

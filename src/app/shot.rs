@@ -101,7 +101,7 @@ impl Session {
         // a viewport capture runs concurrently with discovery. A capture larger
         // than the size cap is drawn smaller by Chromium (`scale`), not
         // captured big and resized here (DPR 2 at 1280×720 → 1920×1080: 60–80
-        // ms instead of a 100 ms capture plus a 150 ms resize).
+        // ms instead of a 100 ms capture, a 4× larger decode and a 7 ms resize).
         let (png, obs, area, shot_ms, scale) = match &opts.area {
             Area::Viewport => {
                 let scale = cap_scale(

@@ -490,9 +490,33 @@ fn whole_number_downscale_averages_each_block_and_channel() {
     let img = RgbImage::from_fn(4, 2, |x, y| {
         image::Rgb([(x * 10 + y) as u8, (x * 40) as u8, 200 + y as u8])
     });
-    let out = downscale(&img, 2, 1);
+    let out = downscale(&img, 2, 1).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.dimensions(), (2, 1));
     // Block 0: x 0..2 → r (0+10+1+11)/4 = 5.5 → 6, g (0+40+0+40)/4 = 20, b 200.5 → 201.
     assert_eq!(out.get_pixel(0, 0).0, [6, 20, 201]);
     assert_eq!(out.get_pixel(1, 0).0, [26, 100, 201]);
+}
+
+#[test]
+fn fractional_downscale_keeps_flat_colour_and_edges() {
+    // 8×6 → 6×4 (ratio 4/3): a flat colour stays exact; a left/right split
+    // stays dark on the left and light on the right, blended only in between.
+    let flat = RgbImage::from_pixel(8, 6, image::Rgb([10, 120, 250]));
+    let out = downscale(&flat, 6, 4).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.dimensions(), (6, 4));
+    assert!(out.pixels().all(|p| p.0 == [10, 120, 250]));
+    let split = RgbImage::from_fn(8, 6, |x, _| {
+        if x < 4 {
+            image::Rgb([0, 0, 0])
+        } else {
+            image::Rgb([255, 255, 255])
+        }
+    });
+    let out = downscale(&split, 6, 4).unwrap_or_else(|e| panic!("{e}"));
+    for y in 0..4 {
+        assert_eq!(out.get_pixel(0, y).0, [0, 0, 0]);
+        assert_eq!(out.get_pixel(5, y).0, [255, 255, 255]);
+        let row: Vec<u8> = (0..6).map(|x| out.get_pixel(x, y).0[0]).collect();
+        assert!(row.windows(2).all(|w| w[0] <= w[1]), "{row:?}");
+    }
 }
