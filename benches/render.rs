@@ -112,6 +112,16 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| enc(&mut out))
             });
         }
+        // What `render` uses: Paeth + fdeflate on two threads (two bands joined).
+        let ours = pinpoint::render::encode(&img, pinpoint::render::OutputFormat::Png).unwrap();
+        println!("{page}: two-thread PNG (Paeth): {} bytes", ours.len());
+        g.bench_function(format!("{page}_encode_paeth_two_threads"), |b| {
+            b.iter(|| {
+                black_box(
+                    pinpoint::render::encode(&img, pinpoint::render::OutputFormat::Png).unwrap(),
+                )
+            })
+        });
     }
     g.finish();
     let mut g = c.benchmark_group("render_1280x720");

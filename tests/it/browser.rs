@@ -561,9 +561,10 @@ fn probe_capture_vs_busy_main_thread() {
     })
 }
 
-/// Probe: the annotated shot with the frame gate's wait after the frame set to
-/// each of `VARIANTS` (ms, through `PINPOINT_PRESENT_WAIT_MS`), interleaved with
-/// bare captures so that all see the same machine.
+/// Probe: the annotated shot with the environment variable `VARIANT_VAR`
+/// (default `PINPOINT_PRESENT_WAIT_MS`, the frame gate's wait after the frame)
+/// set to each of `VARIANTS`, interleaved with bare captures so that all see
+/// the same machine.
 #[test]
 #[ignore]
 fn probe_shot_variants() {
@@ -578,6 +579,7 @@ fn probe_shot_variants() {
             .split(' ')
             .map(str::to_string)
             .collect();
+        let var = std::env::var("VARIANT_VAR").unwrap_or("PINPOINT_PRESENT_WAIT_MS".into());
         let opts = ShotOptions::default();
         let mut bare = Vec::new();
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
@@ -594,7 +596,7 @@ fn probe_shot_variants() {
             bare.push(t.elapsed().as_secs_f64() * 1000.0);
             for (i, pw) in variants.iter().enumerate() {
                 // SAFETY: probes run alone (--ignored, one test), no other thread reads the environment.
-                unsafe { std::env::set_var("PINPOINT_PRESENT_WAIT_MS", pw) };
+                unsafe { std::env::set_var(&var, pw) };
                 let t = Instant::now();
                 s.shot(&p, &opts).await.unwrap();
                 times[i].push(t.elapsed().as_secs_f64() * 1000.0);
@@ -604,7 +606,137 @@ fn probe_shot_variants() {
         println!("{page}: bare {b:.1} ms [{q}]");
         for (pw, v) in variants.iter().zip(times) {
             let (m, q) = spread(v);
-            println!("  wait {pw:>2} ms: {m:.1} ms, ratio {:.2}  [{q}]", m / b);
+            println!("  {var}={pw:>2}: {m:.1} ms, ratio {:.2}  [{q}]", m / b);
+        }
+    })
+}
+
+/// Probe: where the annotated shot's capture slowdown comes from. Interleaved
+/// per run: a bare capture; one with a frame-gated no-op evaluate alongside;
+/// with the gated in-page pass alone (its result dropped in the page); with
+/// the whole gated observe (transfer, parse, refs); the whole shot.
+#[test]
+#[ignore]
+fn probe_capture_slowdown_sources() {
+    use pinpoint::app::shot::ShotOptions;
+    use pinpoint::browser::ScreenshotRequest;
+    use pinpoint::observe::{after_next_frame, discover_call};
+    run(async {
+        let s = session().await;
+        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let p = open(&page).await;
+        let opts = ShotOptions::default();
+        s.observe(&p, &opts.observe).await.unwrap();
+        let req = ScreenshotRequest::default();
+        let noop = after_next_frame("1");
+        let plain = "1".to_string();
+        let raf = "new Promise(ok => requestAnimationFrame(() => ok(1)))".to_string();
+        let timer = "new Promise(ok => setTimeout(() => ok(1), 6))".to_string();
+        let pass = after_next_frame(&format!("{}.length", discover_call(None, None)));
+        let n: usize = std::env::var("RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(31);
+        let names = [
+            "bare",
+            "+ gated no-op",
+            "+ gated in-page pass",
+            "+ gated observe",
+            "shot (capture)",
+            "shot (all)",
+            "+ plain eval",
+            "+ rAF only",
+            "+ 6 ms timer",
+        ];
+        let _ = [
+            "bare",
+            "+ gated no-op",
+            "+ gated in-page pass",
+            "+ gated observe",
+            "shot (capture)",
+            "shot (all)",
+        ];
+        let mut t: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+        for _ in 0..n {
+            let bare = Instant::now();
+            p.page.screenshot(&req).await.unwrap();
+            t[0].push(bare.elapsed().as_secs_f64() * 1000.0);
+            for (i, expr) in [(1, &noop), (2, &pass), (6, &plain), (7, &raf), (8, &timer)] {
+                let (ms, _) = capture_alongside(&p, &req, async {
+                    p.page.eval(expr).await.unwrap();
+                })
+                .await;
+                t[i].push(ms);
+            }
+            let (ms, _) = capture_alongside(&p, &req, async {
+                s.observe_gated(&p, &opts.observe, true).await.unwrap();
+            })
+            .await;
+            t[3].push(ms);
+            let all = Instant::now();
+            let shot = s.shot(&p, &opts).await.unwrap();
+            t[5].push(all.elapsed().as_secs_f64() * 1000.0);
+            t[4].push(shot.screenshot_ms);
+        }
+        let b = median(t[0].clone());
+        println!("{page}:");
+        for (name, v) in names.iter().zip(t) {
+            let (m, q) = spread(v);
+            println!("  {name:<22} {m:6.2} ms  {:.3}x  [{q}]", m / b);
+        }
+    })
+}
+
+/// Probe: the PNG encode (two threads, and the `png` crate on one) right after
+/// a capture and 30 ms later, interleaved: is the second core free then?
+#[test]
+#[ignore]
+fn probe_encode_after_capture() {
+    use pinpoint::browser::ScreenshotRequest;
+    use pinpoint::render::{decode, encode, OutputFormat};
+    run(async {
+        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let p = open(&page).await;
+        let req = ScreenshotRequest::default();
+        let one = |img: &image::RgbImage| {
+            let mut out = Vec::new();
+            let mut e = png::Encoder::new(&mut out, img.width(), img.height());
+            e.set_color(png::ColorType::Rgb);
+            e.set_compression(png::Compression::Fast);
+            e.set_filter(png::Filter::Paeth);
+            let mut wr = e.write_header().unwrap();
+            wr.write_image_data(img).unwrap();
+        };
+        let mut t: Vec<Vec<f64>> = vec![Vec::new(); 6];
+        let mut buf = Vec::new();
+        for i in 0..41 {
+            for late in [false, true] {
+                let png = p.page.screenshot(&req).await.unwrap();
+                if late {
+                    tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+                }
+                let k = usize::from(late) * 3;
+                let s = Instant::now();
+                let img = decode(&png, std::mem::take(&mut buf)).unwrap();
+                t[k].push(s.elapsed().as_secs_f64() * 1000.0);
+                let s = Instant::now();
+                if i % 2 == 0 {
+                    encode(&img, OutputFormat::Png).unwrap();
+                    t[k + 1].push(s.elapsed().as_secs_f64() * 1000.0);
+                } else {
+                    one(&img);
+                    t[k + 2].push(s.elapsed().as_secs_f64() * 1000.0);
+                }
+                buf = img.into_raw();
+            }
+        }
+        for (k, name) in ["decode", "encode (two threads)", "encode (png crate)"]
+            .iter()
+            .enumerate()
+        {
+            let (a, qa) = spread(t[k].clone());
+            let (b, qb) = spread(t[k + 3].clone());
+            println!("{name:<22} right after {a:.2} ms [{qa}]   30 ms later {b:.2} ms [{qb}]");
         }
     })
 }
