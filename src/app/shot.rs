@@ -82,7 +82,6 @@ pub struct Shot {
     pub screenshot_ms: f64,
     pub render_ms: f64,
     /// The render's phases (decode / draw / encode).
-    #[serde(skip)]
     pub render_timings: render::RenderTimings,
     /// The laid-out boxes and badges (image px), for [`render::check_layout`].
     #[serde(skip)]

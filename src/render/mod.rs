@@ -121,7 +121,8 @@ pub struct Rendered {
 }
 
 /// Milliseconds spent in each phase of one [`render`].
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RenderTimings {
     pub decode_ms: f64,
     /// Size cap, redaction, layout and drawing.
