@@ -3,9 +3,11 @@
 //! and the two deflate streams are joined into one.
 //!
 //! The `png` crate encodes on one thread (Paeth + fdeflate, 0.94 ms for a
-//! 1280×720 capture in criterion, 1.0–2.0 ms right after a capture); a shot
-//! spends that time after the capture has come back, when the second core is
-//! mostly idle. Two threads: 0.62 ms (`benches/render.rs`).
+//! 1280×720 capture in criterion, 1.0–2.0 ms right after a capture), and a
+//! shot spends that time after the capture has come back. Two threads: 0.62
+//! ms in criterion (`benches/render.rs`); in whole shots the median gain is
+//! smaller, 0.1–0.5 ms, as right after a capture the second core is often
+//! still busy with Chromium (ARCHITECTURE.md).
 //!
 //! Joining: an fdeflate stream is a zlib header, one dynamic-Huffman block
 //! (header, data, end-of-block code), zero padding to a byte and the Adler-32
