@@ -129,7 +129,10 @@ impl Session {
                 };
                 // The capture needs one frame from the renderer's main
                 // thread; discovery waits for that frame and then runs while
-                // the frame is rasterised, read back and encoded.
+                // the frame is rasterised, read back and encoded. The capture
+                // is asked for first: with discovery's evaluate sent first,
+                // over a quarter of captures missed a frame (36–38 ms instead
+                // of ~19; probe `browser::probe_capture_slowdown_sources`).
                 let ((png, ms), obs) =
                     tokio::join!(shot, self.observe_gated(page, &opts.observe, true));
                 let obs = obs?;

@@ -614,7 +614,9 @@ fn probe_shot_variants() {
 /// Probe: where the annotated shot's capture slowdown comes from. Interleaved
 /// per run: a bare capture; one with a frame-gated no-op evaluate alongside;
 /// with the gated in-page pass alone (its result dropped in the page); with
-/// the whole gated observe (transfer, parse, refs); the whole shot.
+/// the whole gated observe (transfer, parse, refs), its evaluate sent after
+/// or before the capture; with a plain evaluate, a bare rAF or a 6 ms timer;
+/// the whole shot.
 #[test]
 #[ignore]
 fn probe_capture_slowdown_sources() {
@@ -647,14 +649,7 @@ fn probe_capture_slowdown_sources() {
             "+ plain eval",
             "+ rAF only",
             "+ 6 ms timer",
-        ];
-        let _ = [
-            "bare",
-            "+ gated no-op",
-            "+ gated in-page pass",
-            "+ gated observe",
-            "shot (capture)",
-            "shot (all)",
+            "+ gated observe first",
         ];
         let mut t: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
         for _ in 0..n {
@@ -673,6 +668,17 @@ fn probe_capture_slowdown_sources() {
             })
             .await;
             t[3].push(ms);
+            // The same with the observe's evaluate sent before the capture.
+            let shot = async {
+                let t = Instant::now();
+                p.page.screenshot(&req).await.unwrap();
+                t.elapsed().as_secs_f64() * 1000.0
+            };
+            let obs = async {
+                s.observe_gated(&p, &opts.observe, true).await.unwrap();
+            };
+            let ((), ms) = tokio::join!(obs, shot);
+            t[9].push(ms);
             let all = Instant::now();
             let shot = s.shot(&p, &opts).await.unwrap();
             t[5].push(all.elapsed().as_secs_f64() * 1000.0);
