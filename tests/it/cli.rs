@@ -108,3 +108,80 @@ fn bad_input_gives_one_clear_error_and_non_zero_exit() {
     );
     assert_clean_failure(&["observe", "http://127.0.0.1:9/"], &[], "failed");
 }
+
+/// The README's quick start: `pinpoint shot <file> --marks -o out.png --json`
+/// writes an annotated PNG and prints the elements, refs and annotationMap.
+#[test]
+fn shot_writes_the_annotated_image_and_its_json() {
+    let dir = std::env::temp_dir().join(format!("pinpoint-cli-shot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let png = dir.join("demo.png");
+    let mut c = pinpoint();
+    c.args(["shot", &fixture("demo.html"), "--marks", "-o"])
+        .arg(&png)
+        .arg("--json");
+    let out = output(c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let img = image::open(&png).expect("a readable PNG").into_rgb8();
+    assert_eq!(img.dimensions(), (1280, 720));
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(1280), Some(720))
+    );
+    assert_eq!(v["format"], "png");
+    let map = v["annotationMap"].as_array().expect("annotationMap");
+    assert_eq!(map.len() as u64, v["drawn"].as_u64().unwrap_or(0));
+    assert!(map.len() >= 20, "{}", map.len());
+    // Labels 1..n in order, each naming an element of the observation.
+    let refs: Vec<&str> = v["observation"]["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .filter_map(|e| e["ref"].as_str())
+        .collect();
+    for (i, m) in map.iter().enumerate() {
+        assert_eq!(m["label"], (i + 1).to_string());
+        let r = m["ref"].as_str().unwrap_or("");
+        assert!(refs.contains(&r), "{r} not among the elements");
+    }
+    // Timings of the capture and each render phase are reported.
+    for k in ["decodeMs", "drawMs", "encodeMs"] {
+        assert!(
+            v["renderTimings"][k].as_f64().is_some_and(|ms| ms >= 0.0),
+            "{k}: {v}"
+        );
+    }
+    assert!(v["screenshotMs"].as_f64().is_some_and(|ms| ms > 0.0));
+
+    // JPEG, scoped to one element: a smaller image with only the marks inside.
+    let jpg = dir.join("form.jpg");
+    let mut c = pinpoint();
+    c.args(["shot", &fixture("demo.html"), "--marks", "--format", "jpeg"])
+        .args(["--scope", "#signin", "-o"])
+        .arg(&jpg)
+        .arg("--json");
+    let out = output(c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(v["format"], "jpeg");
+    let bytes = std::fs::read(&jpg).expect("jpeg written");
+    assert!(bytes.starts_with(&[0xff, 0xd8]), "a JPEG");
+    let img = image::load_from_memory(&bytes).expect("a readable JPEG");
+    assert!(
+        img.width() < 1280 && img.height() < 720,
+        "{:?}",
+        (img.width(), img.height())
+    );
+    let n = v["annotationMap"].as_array().map_or(0, Vec::len);
+    assert!((1..map.len()).contains(&n), "{n}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
