@@ -233,17 +233,24 @@ impl BitWriter<'_> {
         let full = end / 8;
         let rest = (end % 8) as u32;
         let first = |i: usize, b: u8| if i == 0 && not_final { b & !1 } else { b };
-        if self.nbits == 0 && full > 0 {
-            let start = self.out.len();
-            self.out.extend_from_slice(&src[..full]);
-            self.out[start] = first(0, self.out[start]);
+        let bytes = src[..full].iter().enumerate().map(|(i, &b)| first(i, b));
+        let n = self.nbits;
+        self.out.reserve(full + 2);
+        if n == 0 {
+            self.out.extend(bytes);
         } else {
-            for (i, &b) in src[..full].iter().enumerate() {
-                self.push(first(i, b), 8);
+            // Each source byte fills the top of the pending byte and leaves
+            // its high bits pending.
+            let mut acc = self.out.pop().unwrap_or(0);
+            for b in bytes {
+                self.out.push(acc | (b << n));
+                acc = b >> (8 - n);
             }
+            self.out.push(acc);
         }
         if rest > 0 {
-            self.push(first(full, src[full]) & ((1u16 << rest) - 1) as u8, rest);
+            let p = first(full, src[full]) & ((1u16 << rest) - 1) as u8;
+            self.push(p, rest);
         }
     }
 
@@ -324,6 +331,37 @@ mod tests {
             join_streams(std::slice::from_ref(&s), &[data.len()], &mut joined)
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(joined, s);
+        }
+    }
+
+    #[test]
+    fn bit_writer_matches_a_bit_by_bit_copy() {
+        // Every start offset and length mod 8, against a plain bit list.
+        let src: Vec<u8> = (0..40u32).map(|i| (i * 73 + 19) as u8).collect();
+        for lead in 0..8usize {
+            for end in [1usize, 7, 8, 9, 63, 64, 65, 200, 319, 320] {
+                for not_final in [false, true] {
+                    let mut out = Vec::new();
+                    let mut w = BitWriter {
+                        out: &mut out,
+                        nbits: 0,
+                    };
+                    w.append(&[0xff], lead, false);
+                    w.append(&src, end, not_final);
+                    let nbits = w.nbits as usize;
+                    let bit = |b: &[u8], i: usize| (b[i / 8] >> (i % 8)) & 1;
+                    let mut want: Vec<u8> = vec![1; lead];
+                    want.extend(
+                        (0..end).map(|i| if i == 0 && not_final { 0 } else { bit(&src, i) }),
+                    );
+                    let got: Vec<u8> = (0..lead + end).map(|i| bit(&out, i)).collect();
+                    assert_eq!(got, want, "lead {lead} end {end} not_final {not_final}");
+                    assert_eq!(out.len(), (lead + end).div_ceil(8));
+                    assert_eq!(nbits, (lead + end) % 8);
+                    // Bits past the end are zero (the padding).
+                    assert!((lead + end..out.len() * 8).all(|i| bit(&out, i) == 0));
+                }
+            }
         }
     }
 
