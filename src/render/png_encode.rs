@@ -4,7 +4,7 @@
 //!
 //! The `png` crate encodes on one thread (Paeth + fdeflate, 0.94 ms for a
 //! 1280×720 capture in criterion, 1.0–2.0 ms right after a capture), and a
-//! shot spends that time after the capture has come back. Two threads: 0.62
+//! shot spends that time after the capture has come back. Two threads: 0.58
 //! ms in criterion (`benches/render.rs`); in whole shots the median gain is
 //! smaller, 0.1–0.5 ms, as right after a capture the second core is often
 //! still busy with Chromium (ARCHITECTURE.md).
@@ -28,20 +28,16 @@ use crate::error::{Error, Result};
 /// Below this many rows per band, one thread (the `png` crate) is as fast.
 const MIN_BAND_ROWS: usize = 64;
 
-/// Encode 8-bit RGB rows (`width * 3` bytes each) as a PNG, on two threads
-/// when the image is tall enough; `None` when the result would not be smaller
-/// than stored data (the caller then uses the `png` crate, which falls back
-/// to stored blocks).
-pub(super) fn encode_rgb(
-    data: &[u8],
-    width: u32,
-    height: u32,
-    guess: usize,
-) -> Result<Option<Vec<u8>>> {
+/// Encode 8-bit RGB rows (`width * 3` bytes each) as a PNG into `out` (which
+/// must be empty), on two threads. `false`, with `out` left empty, when one
+/// thread is as good (a short image, one core, `PINPOINT_PNG_THREADS=1`) or
+/// the result would not be smaller than stored data: the caller then uses
+/// the `png` crate, which falls back to stored blocks.
+pub(super) fn encode_rgb(data: &[u8], width: u32, height: u32, out: &mut Vec<u8>) -> Result<bool> {
     let (w, h) = (width as usize, height as usize);
     let stride = w * 3;
     if w == 0 || h < 2 * MIN_BAND_ROWS || data.len() != stride * h || threads() < 2 {
-        return Ok(None);
+        return Ok(false);
     }
     let split = h / 2;
     let (top, bottom) = std::thread::scope(|s| {
@@ -51,27 +47,35 @@ pub(super) fn encode_rgb(
     });
     let bottom = bottom.map_err(|_| Error::Internal("PNG encoder thread panicked".into()))?;
     let bands = [top?, bottom?];
-    let raw_len = (stride + 1) * h;
-    let mut zlib = Vec::with_capacity(bands.iter().map(Vec::len).sum::<usize>() + 8);
-    join_streams(
-        &bands,
-        &[(stride + 1) * split, (stride + 1) * (h - split)],
-        &mut zlib,
-    )?;
-    if zlib.len() >= raw_len + raw_len / 65_535 * 5 + 11 {
-        return Ok(None);
-    }
-    let mut out = Vec::with_capacity(guess.max(zlib.len() + 64));
-    out.extend_from_slice(b"\x89PNG\r\n\x1a\n");
     let mut ihdr = [0u8; 13];
     ihdr[..4].copy_from_slice(&width.to_be_bytes());
     ihdr[4..8].copy_from_slice(&height.to_be_bytes());
     ihdr[8] = 8; // bit depth
     ihdr[9] = 2; // RGB; compression, filter method and interlace are 0
-    chunk(&mut out, b"IHDR", &ihdr)?;
-    chunk(&mut out, b"IDAT", &zlib)?;
-    chunk(&mut out, b"IEND", &[])?;
-    Ok(Some(out))
+    out.clear();
+    out.reserve(bands.iter().map(Vec::len).sum::<usize>() + 64);
+    out.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    chunk(out, b"IHDR", &ihdr)?;
+    // IDAT: the joined stream written in place, its length and CRC after.
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(b"IDAT");
+    let lens = [(stride + 1) * split, (stride + 1) * (h - split)];
+    join_streams(&bands, &lens, out)?;
+    let zlib_len = out.len() - at - 8;
+    let raw_len = (stride + 1) * h;
+    let len = u32::try_from(zlib_len)
+        .ok()
+        .filter(|&n| n <= i32::MAX as u32);
+    let (Some(len), true) = (len, zlib_len < raw_len + raw_len / 65_535 * 5 + 11) else {
+        out.clear();
+        return Ok(false);
+    };
+    out[at..at + 4].copy_from_slice(&len.to_be_bytes());
+    let crc = crc32fast::hash(&out[at + 4..]);
+    out.extend_from_slice(&crc.to_be_bytes());
+    chunk(out, b"IEND", &[])?;
+    Ok(true)
 }
 
 /// Threads for a PNG encode: `PINPOINT_PNG_THREADS` (1 or 2, read on every
@@ -365,6 +369,14 @@ mod tests {
         }
     }
 
+    /// The two-thread PNG, or `None` when it falls back (and `out` stays empty).
+    fn two_threads(data: &[u8], w: u32, h: u32) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        let done = encode_rgb(data, w, h, &mut out).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(done, !out.is_empty());
+        done.then_some(out)
+    }
+
     fn png_crate_decode(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
         let d = png::Decoder::new(Cursor::new(bytes));
         let mut r = d.read_info().unwrap_or_else(|e| panic!("{e}"));
@@ -392,9 +404,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let png = encode_rgb(&data, w, h, 0)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .unwrap_or_else(|| panic!("{w}x{h} fell back"));
+            let png = two_threads(&data, w, h).unwrap_or_else(|| panic!("{w}x{h} fell back"));
             let (dw, dh, px) = png_crate_decode(&png);
             assert_eq!((dw, dh), (w, h));
             assert!(px == data, "{w}x{h}: pixels differ");
@@ -424,9 +434,7 @@ mod tests {
             let mut wr = e.write_header().unwrap_or_else(|e| panic!("{e}"));
             wr.write_image_data(&data).unwrap_or_else(|e| panic!("{e}"));
         }
-        let ours = encode_rgb(&data, w, h, 0)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .unwrap_or_else(|| panic!("fell back"));
+        let ours = two_threads(&data, w, h).unwrap_or_else(|| panic!("fell back"));
         let idat = |png: &[u8]| {
             let mut i = 8;
             let mut z = Vec::new();
@@ -450,9 +458,20 @@ mod tests {
 
     #[test]
     fn short_or_mismatched_input_falls_back() {
-        assert!(matches!(encode_rgb(&[0; 30], 10, 1, 0), Ok(None)));
-        assert!(matches!(encode_rgb(&[0; 10], 100, 200, 0), Ok(None)));
-        assert!(matches!(encode_rgb(&[], 0, 200, 0), Ok(None)));
+        assert_eq!(two_threads(&[0; 30], 10, 1), None);
+        assert_eq!(two_threads(&[0; 10], 100, 200), None);
+        assert_eq!(two_threads(&[], 0, 200), None);
+        // Noise does not compress: stored data would be smaller.
+        let mut seed = 0x1234_5679u32;
+        let noise: Vec<u8> = (0..300 * 200 * 3)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                (seed >> 24) as u8
+            })
+            .collect();
+        assert_eq!(two_threads(&noise, 300, 200), None);
     }
 }
 
@@ -495,7 +514,8 @@ mod timing {
             }
         });
         let two = t(&|| {
-            super::encode_rgb(data, w, h, 0).unwrap().unwrap();
+            let mut out = Vec::new();
+            assert!(super::encode_rgb(data, w, h, &mut out).unwrap());
         });
         let spawn = t(&|| {
             std::thread::scope(|s| {
