@@ -944,10 +944,6 @@ fn probe_click_breakdown() {
         let s = session().await;
         let spec = pinpoint::act::parse_target("@click-btn").unwrap();
         let el = s.resolve(&p, &spec).await.unwrap();
-        let med = |mut v: Vec<f64>| {
-            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            v[v.len() / 2]
-        };
         let (mut resolve, mut check, mut input, mut full, mut eval) =
             (vec![], vec![], vec![], vec![], vec![]);
         let arg = json!({"key": el.key, "doc": el.doc, "visible": true, "enabled": true, "stable": true, "hit": true});
@@ -980,11 +976,11 @@ fn probe_click_breakdown() {
         }
         println!(
             "median ms: resolve {:.2} eval(1) {:.2} check {:.2} input {:.2} full {:.2}",
-            med(resolve),
-            med(eval),
-            med(check),
-            med(input),
-            med(full)
+            median(resolve),
+            median(eval),
+            median(check),
+            median(input),
+            median(full)
         );
     });
 }

@@ -313,21 +313,6 @@ async fn eval_alongside_medians(
     (median(v), median(w))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
-/// The median of `v` and its 1st, 10th, 25th, 50th, 75th and 90th percentiles, printed.
-fn spread(mut v: Vec<f64>) -> (f64, String) {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let q: Vec<String> = [1, 10, 25, 50, 75, 90]
-        .iter()
-        .map(|&i| format!("{:.1}", v[i * (v.len() - 1) / 100]))
-        .collect();
-    (v[v.len() / 2], q.join(" "))
-}
-
 /// Probe: where a viewport capture's time goes (PNG vs JPEG vs a 1-px clip),
 /// Chromium's CPU per capture, and how a concurrent discovery pass slows it.
 #[test]
@@ -336,13 +321,9 @@ fn profile_capture() {
     use pinpoint::browser::{ScreenshotFormat, ScreenshotRequest};
     run(async {
         let s = session().await;
-        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let page = profile_page("demo.html");
         let p = open(&page).await;
         let runs = 21;
-        let med = |mut v: Vec<f64>| {
-            v.sort_by(|a, b| a.total_cmp(b));
-            v[v.len() / 2]
-        };
         let png = ScreenshotRequest::default();
         let jpeg = ScreenshotRequest {
             format: ScreenshotFormat::Jpeg(80),
@@ -372,7 +353,7 @@ fn profile_capture() {
             let cpu = (chromium_cpu_ms() - c0) / runs as f64;
             println!(
                 "{name:10} median {:.1} ms, chromium cpu {cpu:.1} ms/capture",
-                med(v)
+                median(v)
             );
         }
         let opts = ObserveOptions::default();
@@ -386,7 +367,7 @@ fn profile_capture() {
         let cpu = (chromium_cpu_ms() - c0) / runs as f64;
         println!(
             "observe    median {:.1} ms, chromium cpu {cpu:.1} ms/pass",
-            med(v)
+            median(v)
         );
         let (mut v, mut w) = (Vec::new(), Vec::new());
         for _ in 0..runs {
@@ -417,9 +398,9 @@ fn profile_capture() {
             }
             println!(
                 "render {wait} ms after the capture: {:.2} ms (decode {:.2}, encode {:.2})",
-                med(t),
-                med(d),
-                med(e)
+                median(t),
+                median(d),
+                median(e)
             );
         }
         // Decoding into a kept buffer vs a fresh one, right after a capture.
@@ -439,13 +420,13 @@ fn profile_capture() {
             }
             println!(
                 "decode after capture, buffer kept {reuse}: {:.2} ms",
-                med(t)
+                median(t)
             );
         }
         println!(
             "png + gated discovery: capture {:.1} ms, both {:.1} ms",
-            med(v),
-            med(w)
+            median(v),
+            median(w)
         );
         // The same with a trivial gated evaluate: what the gate alone costs.
         let gated = pinpoint::observe::after_next_frame("1");
@@ -457,7 +438,7 @@ fn profile_capture() {
             p.page.screenshot(&png).await.unwrap();
             v.push(t.elapsed().as_secs_f64() * 1000.0);
         }
-        println!("png again: {:.1} ms", med(v));
+        println!("png again: {:.1} ms", median(v));
     })
 }
 
@@ -537,7 +518,7 @@ fn probe_scaled_clip() {
 fn probe_capture_vs_busy_main_thread() {
     use pinpoint::browser::ScreenshotRequest;
     run(async {
-        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let page = profile_page("demo.html");
         let p = open(&page).await;
         let runs = 15;
         let png = ScreenshotRequest::default();
@@ -572,7 +553,7 @@ fn probe_shot_variants() {
     use pinpoint::browser::ScreenshotRequest;
     run(async {
         let s = session().await;
-        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let page = profile_page("demo.html");
         let p = open(&page).await;
         let variants: Vec<String> = std::env::var("VARIANTS")
             .unwrap_or("0 1 2 3 5 8".into())
@@ -583,10 +564,7 @@ fn probe_shot_variants() {
         let opts = ShotOptions::default();
         let mut bare = Vec::new();
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
-        let n: usize = std::env::var("RUNS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(31);
+        let n = env_number("RUNS", 31);
         for _ in 0..n {
             let t = Instant::now();
             p.page
@@ -625,7 +603,7 @@ fn probe_capture_slowdown_sources() {
     use pinpoint::observe::{after_next_frame, discover_call};
     run(async {
         let s = session().await;
-        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let page = profile_page("demo.html");
         let p = open(&page).await;
         let opts = ShotOptions::default();
         s.observe(&p, &opts.observe).await.unwrap();
@@ -635,10 +613,7 @@ fn probe_capture_slowdown_sources() {
         let raf = "new Promise(ok => requestAnimationFrame(() => ok(1)))".to_string();
         let timer = "new Promise(ok => setTimeout(() => ok(1), 6))".to_string();
         let pass = after_next_frame(&format!("{}.length", discover_call(None, None)));
-        let n: usize = std::env::var("RUNS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(31);
+        let n = env_number("RUNS", 31);
         let names = [
             "bare",
             "+ gated no-op",
@@ -701,7 +676,7 @@ fn probe_encode_after_capture() {
     use pinpoint::browser::ScreenshotRequest;
     use pinpoint::render::{decode, encode, OutputFormat};
     run(async {
-        let page = std::env::var("PROFILE_PAGE").unwrap_or("demo.html".into());
+        let page = profile_page("demo.html");
         let p = open(&page).await;
         let req = ScreenshotRequest::default();
         let one = |img: &image::RgbImage| {

@@ -109,6 +109,23 @@ fn bad_input_gives_one_clear_error_and_non_zero_exit() {
     assert_clean_failure(&["observe", "http://127.0.0.1:9/"], &[], "failed");
 }
 
+/// `pinpoint shot fixtures/demo.html <args> -o <out> --json`: must succeed; its JSON.
+fn shot_json(args: &[&str], out: &std::path::Path) -> serde_json::Value {
+    let mut c = pinpoint();
+    c.args(["shot", &fixture("demo.html")])
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .arg("--json");
+    let res = output(c);
+    assert!(
+        res.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    serde_json::from_slice(&res.stdout).expect("valid JSON")
+}
+
 /// The README's quick start: `pinpoint shot <file> --marks -o out.png --json`
 /// writes an annotated PNG and prints the elements, refs and annotationMap.
 #[test]
@@ -116,17 +133,7 @@ fn shot_writes_the_annotated_image_and_its_json() {
     let dir = std::env::temp_dir().join(format!("pinpoint-cli-shot-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let png = dir.join("demo.png");
-    let mut c = pinpoint();
-    c.args(["shot", &fixture("demo.html"), "--marks", "-o"])
-        .arg(&png)
-        .arg("--json");
-    let out = output(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let v = shot_json(&["--marks"], &png);
     let img = image::open(&png).expect("a readable PNG").into_rgb8();
     assert_eq!(img.dimensions(), (1280, 720));
     assert_eq!(
@@ -160,18 +167,7 @@ fn shot_writes_the_annotated_image_and_its_json() {
 
     // JPEG, scoped to one element: a smaller image with only the marks inside.
     let jpg = dir.join("form.jpg");
-    let mut c = pinpoint();
-    c.args(["shot", &fixture("demo.html"), "--marks", "--format", "jpeg"])
-        .args(["--scope", "#signin", "-o"])
-        .arg(&jpg)
-        .arg("--json");
-    let out = output(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let v = shot_json(&["--marks", "--format", "jpeg", "--scope", "#signin"], &jpg);
     assert_eq!(v["format"], "jpeg");
     let bytes = std::fs::read(&jpg).expect("jpeg written");
     assert!(bytes.starts_with(&[0xff, 0xd8]), "a JPEG");

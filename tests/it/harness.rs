@@ -97,3 +97,32 @@ pub fn mean_diff_to_resized(full: &image::RgbImage, small: &image::RgbImage) -> 
         .sum();
     diff as f64 / r.as_raw().len().max(1) as f64
 }
+
+/// The median of `v` (probes).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// The median of `v` and its 1st, 10th, 25th, 50th, 75th and 90th percentiles, printed.
+pub fn spread(mut v: Vec<f64>) -> (f64, String) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let q: Vec<String> = [1, 10, 25, 50, 75, 90]
+        .iter()
+        .map(|&i| format!("{:.1}", v[i * (v.len() - 1) / 100]))
+        .collect();
+    (v[v.len() / 2], q.join(" "))
+}
+
+/// A number from the environment variable `name` (probes' knobs), else `default`.
+pub fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The fixture a probe runs on: `PROFILE_PAGE`, else `default`.
+pub fn profile_page(default: &str) -> String {
+    std::env::var("PROFILE_PAGE").unwrap_or_else(|_| default.to_string())
+}

@@ -347,10 +347,7 @@ fn large_page_lists_every_element() {
 
 /// `PROFILE_N` for the probes below (elements on many.html), else `default`.
 fn profile_n(default: usize) -> usize {
-    std::env::var("PROFILE_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    env_number("PROFILE_N", default)
 }
 
 /// Probe, not a check (run with `--ignored --nocapture`): in-page timings of
@@ -362,7 +359,7 @@ fn profile_n(default: usize) -> usize {
 fn profile_discovery() {
     run(async {
         let n = profile_n(1000);
-        let fixture = std::env::var("PROFILE_PAGE").unwrap_or(format!("many.html?n={n}"));
+        let fixture = profile_page(&format!("many.html?n={n}"));
         let p = open(&fixture).await;
         let custom = std::env::var("PROFILE_JS")
             .ok()
@@ -971,7 +968,7 @@ fn profile_first_pass() {
 #[ignore]
 fn profile_installed_pass() {
     run(async {
-        let fixture = std::env::var("PROFILE_PAGE").unwrap_or("sidebar.html".into());
+        let fixture = profile_page("sidebar.html");
         let p = open(&fixture).await;
         observe(&p).await;
         let call = |have: u64| {
