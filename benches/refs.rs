@@ -40,6 +40,7 @@ fn element(i: usize) -> Element {
         name_attr: None,
         aria_label: None,
         anchor: format!("heading:Section {section}"),
+        region: None,
     }
 }
 

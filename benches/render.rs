@@ -49,6 +49,7 @@ fn marks(n: usize, w: f64, h: f64) -> Vec<Mark> {
                 ref_: format!("@e{i:06}"),
                 kind,
                 color: None,
+                region: None,
             }
         })
         .collect()

@@ -126,6 +126,10 @@ pub struct Mark {
     /// Pin colour override (e.g. severity colour for annotation pins), `#rrggbb`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
+    /// The page region the element sits in ([`Element::region`]): marks of
+    /// different regions are not interleaved in reading order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<u64>,
 }
 
 /// The label that was drawn for a mark (BAP `AnnotationMapping`).
@@ -211,6 +215,12 @@ pub struct Element {
     /// The nearest stable ancestor (`heading:Blender`, `landmark:navigation:`, `id:cart`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub anchor: String,
+    /// The page region (banner, navigation, main, complementary, contentinfo
+    /// or search landmark) the element sits in, as the landmark's in-page
+    /// key; `None` outside all of them. Internal: it keeps a region's marks
+    /// together in reading order and is not part of any wire format.
+    #[serde(skip)]
+    pub region: Option<u64>,
 }
 
 // Clone by hand for `clone_from`: the registry refreshes its copy of every
@@ -250,6 +260,7 @@ impl Clone for Element {
             name_attr,
             aria_label,
             anchor,
+            region,
         } = self;
         Element {
             ref_: ref_.clone(),
@@ -282,6 +293,7 @@ impl Clone for Element {
             name_attr: name_attr.clone(),
             aria_label: aria_label.clone(),
             anchor: anchor.clone(),
+            region: *region,
         }
     }
 
@@ -317,6 +329,7 @@ impl Clone for Element {
             name_attr,
             aria_label,
             anchor,
+            region,
         } = self;
         ref_.clone_from(&src.ref_);
         role.clone_from(&src.role);
@@ -348,6 +361,7 @@ impl Clone for Element {
         name_attr.clone_from(&src.name_attr);
         aria_label.clone_from(&src.aria_label);
         anchor.clone_from(&src.anchor);
+        *region = src.region;
     }
 }
 

@@ -45,6 +45,7 @@ pub fn pins(anchored: &[PinnedAnnotation]) -> Vec<Mark> {
                 ref_: a.id.clone(),
                 kind: MarkKind::Pin,
                 color: Some(severity_color(a.severity.as_deref()).to_string()),
+                region: None,
             })
         })
         .collect()

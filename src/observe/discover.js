@@ -144,8 +144,12 @@
       else if (sheetPrint(doc) !== n) { dropAll = true; break; }
     }
   }
+  // No mutation anywhere since the last pass: every element's page region
+  // (tags, role attributes, the parent chain) is as that pass found it.
+  let quiet = false;
   if (!dropAll) {
     const recs = dom.pending.concat(dom.mo.takeRecords());
+    quiet = recs.length === 0;
     for (const r of recs) {
       const t = r.target;
       if (r.type === "attributes") {
@@ -215,7 +219,7 @@
         name: undefined, deps: undefined, ids: undefined,
         anchor: undefined, region: undefined, handle: undefined, aDeps: undefined, aIds: undefined, lists: undefined,
         cssPath: undefined, chain: undefined, pathIds: undefined,
-        href: undefined, sensitive: undefined, base: undefined, last: undefined, lastPass: 0,
+        href: undefined, sensitive: undefined, base: undefined, last: undefined, lastPass: 0, land: 0,
       };
       dom.map.set(el, r);
       return r;
@@ -513,6 +517,49 @@
     const r = el.parentNode;
     if (r && r.host) return r.host; // shadow root -> host
     return null;
+  }
+
+  // The page region (landmark) an element sits in: the key of its outermost
+  // composed ancestor that is a page-level banner, navigation, main,
+  // complementary, contentinfo or search landmark, 0 outside all of them.
+  // Reading order keeps a region's marks together (a sidebar beside content
+  // whose rows line up is still numbered down the sidebar first). Headers,
+  // footers and asides inside an article or section are not page regions
+  // (each card of a grid would become its own region). Recomputed every
+  // pass that follows a mutation (memoised per ancestor), else kept.
+  const PAGE_REGIONS = new Set(["banner", "navigation", "main", "complementary", "contentinfo", "search"]);
+  const regionMemo = new Map();
+  function isPageRegion(p) {
+    const r = explicitRole(p);
+    if (r) return PAGE_REGIONS.has(r);
+    // role="none" / "presentation" takes the landmark away.
+    if (p.hasAttribute("role") && p.getAttribute("role").trim()) return false;
+    const t = tagOf(p);
+    if (t === "nav" || t === "main" || t === "search") return true;
+    if (t === "header" || t === "footer" || t === "aside") {
+      const up = p.parentElement;
+      return !up || !up.closest(t === "aside" ? "article,aside,nav,section" : "article,aside,main,nav,section");
+    }
+    return false;
+  }
+  function regionOf(el, outer) {
+    const up = parentOf(el);
+    const known = up && regionMemo.get(up);
+    if (known !== undefined && known !== null) return known;
+    const path = [];
+    let reg = outer;
+    for (let n = up; n; n = parentOf(n)) {
+      const m = regionMemo.get(n);
+      if (m !== undefined) { reg = m; break; }
+      path.push(n);
+    }
+    // Down from the top: the outermost region wins (a header's nav is the banner's).
+    for (let i = path.length - 1; i >= 0; i--) {
+      const p = path[i];
+      if (!reg && isPageRegion(p)) reg = keyFor(p);
+      regionMemo.set(p, reg);
+    }
+    return reg;
   }
 
   function isSensitive(el, root) {
@@ -830,7 +877,7 @@
   let total = 0;
 
   // Walk one document (frame), with its offset relative to the top viewport.
-  function walkDoc(doc, frameId, offX, offY, clip) {
+  function walkDoc(doc, frameId, offX, offY, clip, outerRegion) {
     const win = doc.defaultView;
     const marks = win[Symbol.for("pinpoint.clicks")] || null;
     const roots = [doc];
@@ -854,7 +901,7 @@
           if (inner && inner.documentElement) {
             const fx = offX + r.left + bl, fy = offY + r.top + bt;
             const c = { x0: Math.max(clip.x0, fx), y0: Math.max(clip.y0, fy), x1: Math.min(clip.x1, fx + el.clientWidth), y1: Math.min(clip.y1, fy + el.clientHeight) };
-            walkDoc(inner, fid, fx, fy, c);
+            walkDoc(inner, fid, fx, fy, c, regionOf(el, outerRegion));
           }
           continue;
         }
@@ -1012,6 +1059,10 @@
         put(o, "required", !!el.required || el.getAttribute("aria-required") === "true");
         put(o, "multiple", !!el.multiple);
         put(o, "value", value);
+        // Kept from the last pass when nothing mutated since and it was walked then.
+        let region = rec.land;
+        if (!quiet || rec.lastPass !== st.lastPass) rec.land = region = regionOf(el, outerRegion);
+        if (region) o.region = region;
         out.push(reuse && rec.lastPass === st.lastPass && sameResult(o, rec.last) ? base.key : o);
         rec.last = o;
         rec.lastPass = pass;
@@ -1054,11 +1105,11 @@
   if (opts.profile) {
     const wrap = (name, f) => function (...a) { const t = performance.now(); try { return f.apply(this, a); } finally { T[name] = (T[name] || 0) + performance.now() - t; } };
     nameOf = wrap("name", nameOf); anchorOf = wrap("anchor", anchorOf); cssPath = wrap("cssPath", cssPath);
-    deepHit = wrap("hit", deepHit); nonSemanticClickable = wrap("clickable", nonSemanticClickable); keyFor = wrap("key", keyFor); isCandidate = wrap("cand", isCandidate); valueOf = wrap("value", valueOf);
+    deepHit = wrap("hit", deepHit); nonSemanticClickable = wrap("clickable", nonSemanticClickable); keyFor = wrap("key", keyFor); isCandidate = wrap("cand", isCandidate); valueOf = wrap("value", valueOf); regionOf = wrap("region", regionOf);
   }
   const full = { x0: -1e9, y0: -1e9, x1: 1e9, y1: 1e9 };
   const tw = performance.now();
-  walkDoc(document, "main", 0, 0, full);
+  walkDoc(document, "main", 0, 0, full, 0);
   T.walk = performance.now() - tw;
   st.lastPass = pass;
   const json = JSON.stringify({

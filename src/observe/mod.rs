@@ -284,6 +284,8 @@ pub struct RawElement {
     #[serde(default)]
     pub sensitive: bool,
     pub value: Option<String>,
+    /// The page region's key (0 or absent: none).
+    pub region: Option<u64>,
 }
 
 fn main_frame() -> String {
@@ -350,6 +352,7 @@ impl RawElement {
                 name_attr: self.name_attr,
                 aria_label: self.aria_label,
                 anchor: self.anchor,
+                region: self.region.filter(|&r| r != 0),
             },
         }
     }

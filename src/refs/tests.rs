@@ -39,6 +39,7 @@ fn el(role: &str, name: &str, anchor: &str, y: f64) -> Element {
         name_attr: None,
         aria_label: None,
         anchor: anchor.into(),
+        region: None,
     }
 }
 

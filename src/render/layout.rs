@@ -105,11 +105,65 @@ fn finite(r: &Rect) -> bool {
 /// lie within half the smaller box height of the row's first box share a row,
 /// left to right. Non-finite boxes go last, in input order.
 pub fn reading_order(boxes: &[Rect]) -> Vec<usize> {
+    reading_order_in(boxes, &[])
+}
+
+/// [`reading_order`] that also knows the page region (landmark) of each box
+/// (`None`: outside all of them, itself one region; a short slice: the rest
+/// are `None`). Below a section gap, a cut that keeps every region on one
+/// side is taken before any other: the widest across bands (regions stacked:
+/// a banner, a footer), else the widest across columns. A sidebar is
+/// numbered down first even where its rows line up with the content's, and a
+/// cut never interleaves one region's marks with another's.
+pub fn reading_order_in(boxes: &[Rect], regions: &[Option<u64>]) -> Vec<usize> {
     let (ok, bad): (Vec<usize>, Vec<usize>) = (0..boxes.len()).partition(|&i| finite(&boxes[i]));
     let mut out = Vec::with_capacity(boxes.len());
-    xy_order(boxes, ok, 0, &mut out);
+    let region = |i: usize| regions.get(i).copied().flatten();
+    let mixed = ok.iter().any(|&i| region(i) != region(ok[0]));
+    let regions = if mixed { regions } else { &[] };
+    xy_order(boxes, regions, ok, 0, &mut out);
     out.extend(bad);
     out
+}
+
+/// For each cut position `k` (before group `k`) of `groups`, whether it keeps
+/// every region on one side. Empty when all boxes share one region.
+fn region_cuts(groups: &[(f64, Vec<usize>)], regions: &[Option<u64>]) -> Vec<bool> {
+    if regions.is_empty() || groups.len() < 2 {
+        return Vec::new();
+    }
+    let region = |i: usize| regions.get(i).copied().flatten();
+    // First and last group of each region.
+    let mut span: Vec<(Option<u64>, usize, usize)> = Vec::new();
+    for (k, (_, g)) in groups.iter().enumerate() {
+        for &i in g {
+            let r = region(i);
+            match span.iter_mut().find(|s| s.0 == r) {
+                Some(s) => s.2 = k,
+                None => span.push((r, k, k)),
+            }
+        }
+    }
+    if span.len() < 2 {
+        return Vec::new();
+    }
+    // A region spanning groups a..=b blocks the cuts a+1..=b.
+    let mut blocked = vec![0i32; groups.len() + 1];
+    for &(_, a, b) in &span {
+        if a < b {
+            blocked[a + 1] += 1;
+            blocked[b + 1] -= 1;
+        }
+    }
+    let mut open = 0;
+    blocked
+        .iter()
+        .take(groups.len())
+        .map(|&d| {
+            open += d;
+            open == 0
+        })
+        .collect()
 }
 
 /// Whitespace (px) that separates two bands.
@@ -188,13 +242,20 @@ fn rows_line_up(boxes: &[Rect], a: &[usize], b: &[usize]) -> bool {
     matched as f64 >= ALIGNED_SHARE * few.len() as f64
 }
 
-fn xy_order(boxes: &[Rect], idx: Vec<usize>, depth: usize, out: &mut Vec<usize>) {
+fn xy_order(
+    boxes: &[Rect],
+    regions: &[Option<u64>],
+    idx: Vec<usize>,
+    depth: usize,
+    out: &mut Vec<usize>,
+) {
     if idx.len() <= 2 || depth >= 64 {
         by_rows(boxes, idx, out);
         return;
     }
     let bands = split(boxes, idx.clone(), false, BAND_GAP);
     let cols = split(boxes, idx.clone(), true, COLUMN_GAP);
+    let (band_cuts, col_cuts) = (region_cuts(&bands, regions), region_cuts(&cols, regions));
     // The widest cut each way (index of the first group after it, and its
     // gap); among equal gaps the one nearest the middle, so that a grid of
     // equal rows is halved rather than peeled row by row.
@@ -220,13 +281,30 @@ fn xy_order(boxes: &[Rect], idx: Vec<usize>, depth: usize, out: &mut Vec<usize>)
             .map(|k| (k, cols[k].0)),
         cols.len(),
     );
-    let (groups, k) = match (h, v) {
+    // The widest cut that keeps regions apart, across bands before columns.
+    let apart = |cuts: &[bool], groups: &[(f64, Vec<usize>)]| {
+        widest(
+            &mut (1..cuts.len())
+                .filter(|&k| cuts[k])
+                .map(|k| (k, groups[k].0)),
+            groups.len(),
+        )
+    };
+    let sections = h.is_some_and(|(_, g)| g >= SECTION_GAP);
+    let (rh, rv) = if sections {
+        (None, None)
+    } else {
+        (apart(&band_cuts, &bands), apart(&col_cuts, &cols))
+    };
+    let (groups, k) = match (h, v, rh, rv) {
+        (_, _, Some((kh, _)), _) => (bands, kh),
+        (_, _, None, Some((kv, _))) => (cols, kv),
         // A wide horizontal gap (a header, a footer, a section) is cut first.
-        (Some((kh, gh)), _) if gh >= SECTION_GAP => (bands, kh),
-        (Some((_, gh)), Some((kv, gv))) if gv > gh => (cols, kv),
-        (Some((kh, _)), _) => (bands, kh),
-        (None, Some((kv, _))) => (cols, kv),
-        (None, None) => {
+        (Some((kh, gh)), _, _, _) if gh >= SECTION_GAP => (bands, kh),
+        (Some((_, gh)), Some((kv, gv)), _, _) if gv > gh => (cols, kv),
+        (Some((kh, _)), _, _, _) => (bands, kh),
+        (None, Some((kv, _)), _, _) => (cols, kv),
+        (None, None, _, _) => {
             by_rows(boxes, idx, out);
             return;
         }
@@ -240,8 +318,8 @@ fn xy_order(boxes: &[Rect], idx: Vec<usize>, depth: usize, out: &mut Vec<usize>)
             second.extend(g);
         }
     }
-    xy_order(boxes, first, depth + 1, out);
-    xy_order(boxes, second, depth + 1, out);
+    xy_order(boxes, regions, first, depth + 1, out);
+    xy_order(boxes, regions, second, depth + 1, out);
 }
 
 /// Rows top to bottom (vertical centres within half the smaller box height of
@@ -744,6 +822,56 @@ mod tests {
             assert!(row_of(w[0]) <= row_of(w[1]), "{order:?}");
         }
         assert_eq!(&order[..4], &[0, 4, 5, 6]);
+    }
+
+    #[test]
+    fn reading_order_keeps_page_regions_together_where_rows_line_up() {
+        // A 16-px sidebar (navigation) beside 16-px content rows (main) that
+        // line up with it exactly: geometry alone reads it as one table, row
+        // by row; with regions the sidebar comes first, then the content.
+        let mut boxes: Vec<Rect> = (0..10)
+            .map(|i| Rect::new(0.0, 4.0 + 16.0 * i as f64, 240.0, 16.0))
+            .collect();
+        boxes.extend(grid((264.0, 4.0), (120.0, 16.0), (100.0, 16.0), 10, 2));
+        let rows_first = reading_order(&boxes);
+        assert_eq!(&rows_first[..4], &[0, 10, 11, 1], "{rows_first:?}");
+        let mut regions = vec![Some(7); 10];
+        regions.extend(vec![Some(9); 20]);
+        let want: Vec<usize> = (0..30).collect();
+        assert_eq!(reading_order_in(&boxes, &regions), want);
+        // The content alone (one region) stays row by row.
+        let content: Vec<Rect> = boxes[10..].to_vec();
+        assert_eq!(
+            reading_order_in(&content, &regions[10..]),
+            (0..20).collect::<Vec<_>>()
+        );
+        // Elements outside every landmark form a region of their own.
+        let mut outside = regions.clone();
+        outside[..10].fill(None);
+        assert_eq!(reading_order_in(&boxes, &outside), want);
+        // A short slice: the rest count as outside (the sidebar here).
+        assert_eq!(reading_order_in(&boxes, &[None; 10]), rows_first);
+    }
+
+    #[test]
+    fn reading_order_with_regions_keeps_a_banner_first_and_grids_by_rows() {
+        // A banner row (a logo and two links; the links are in a nav inside
+        // the header, which is still the banner region: the outermost one),
+        // 12 px above a navigation column (40 px to its right: a wider gap)
+        // beside a main 2×3 card grid whose cards share the main region: the
+        // banner, the sidebar, then the cards row by row.
+        let mut boxes = vec![
+            Rect::new(10.0, 10.0, 60.0, 20.0),  // 0 logo (banner)
+            Rect::new(900.0, 10.0, 60.0, 20.0), // 1 banner nav
+            Rect::new(980.0, 10.0, 60.0, 20.0), // 2 banner nav
+        ];
+        let mut regions = vec![Some(1); 3];
+        boxes.extend((0..4).map(|i| Rect::new(10.0, 42.0 + 30.0 * i as f64, 150.0, 20.0)));
+        regions.extend([Some(3); 4]);
+        boxes.extend(grid((200.0, 42.0), (300.0, 60.0), (280.0, 50.0), 2, 3));
+        regions.extend([Some(4); 6]);
+        let want: Vec<usize> = (0..13).collect();
+        assert_eq!(reading_order_in(&boxes, &regions), want);
     }
 
     #[test]

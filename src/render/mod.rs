@@ -25,7 +25,7 @@ use std::io::Cursor;
 use image::codecs::jpeg::JpegEncoder;
 use image::{ExtendedColorType, ImageEncoder, RgbImage};
 
-pub use layout::{check_layout, layout, reading_order, LayoutReport, Placement};
+pub use layout::{check_layout, layout, reading_order, reading_order_in, LayoutReport, Placement};
 pub use style::{kind_color, BadgeStyle, BoxStyle, Color, LabelFormat, LineStyle, Style};
 
 use crate::error::{Error, Result};
@@ -137,6 +137,7 @@ pub fn mark_for(element: &Element) -> Mark {
         ref_: element.ref_.clone(),
         kind: MarkKind::from_role(&element.role),
         color: None,
+        region: element.region,
     }
 }
 
@@ -302,7 +303,11 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
     for pin in [false, true] {
         let idx: Vec<usize> = (0..items.len()).filter(|&i| items[i].pin == pin).collect();
         let rects: Vec<Rect> = idx.iter().map(|&i| items[i].rect).collect();
-        for (n, k) in reading_order(&rects).into_iter().enumerate() {
+        let regions: Vec<Option<u64>> = idx
+            .iter()
+            .map(|&i| req.marks[items[i].mark].region)
+            .collect();
+        for (n, k) in reading_order_in(&rects, &regions).into_iter().enumerate() {
             let i = idx[k];
             numbers[i] = n + 1;
             let m = &req.marks[items[i].mark];

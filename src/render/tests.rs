@@ -15,6 +15,7 @@ fn mark(x: f64, y: f64, w: f64, h: f64, r: &str, kind: MarkKind) -> Mark {
         ref_: r.to_string(),
         kind,
         color: None,
+        region: None,
     }
 }
 

@@ -18,6 +18,7 @@ pub const FIXTURES: &[&str] = &[
     "spa.html",
     "sidebar.html",
     "actions.html",
+    "regions.html",
 ];
 
 async fn key_of(p: &PageState, r: &str) -> u64 {
@@ -689,6 +690,11 @@ fn cached_pass_equals_a_fresh_pass_after_random_mutations() {
             "const i = document.createElement('input'); i.id = 'no-label'; i.placeholder = 'Type here'; document.body.append(i)",
             "document.querySelector('label[for=email]').htmlFor = 'no-label'",
             "document.getElementById('signin').setAttribute('data-sensitive', '')",
+            // Page regions: a landmark wrapped around one, a role changed,
+            // then a quiet pass (no mutation: regions are kept).
+            "const w = document.createElement('aside'); const f = document.querySelector('footer'); f.before(w); w.append(f)",
+            "document.querySelector('main').setAttribute('role', 'navigation')",
+            "",
             "const s = document.createElement('style'); s.id = 'late-style'; s.textContent = '.zz {}'; document.head.append(s)",
             "document.getElementById('late-style').firstChild.data = 'a::before { content: \"#\" }'",
         ] {
@@ -849,6 +855,51 @@ fn a_result_in_parts_joins_to_the_whole_result() {
         let o = observe(&p).await;
         assert_eq!(o.elements.len(), 2000);
         assert!(o.elements.iter().any(|e| e.id.as_deref() == Some("e1999")));
+    });
+}
+
+/// Each element knows its page region (outermost banner, navigation, main,
+/// complementary, contentinfo or search landmark), and the region follows
+/// the DOM: a table moved into the sidebar joins it, a landmark role removed
+/// leaves its links in none, a pass with no mutation keeps them.
+#[test]
+fn page_regions_follow_moves_and_role_changes() {
+    run(async {
+        let p = open("regions.html").await;
+        let regions = |o: &pinpoint::model::Observation| {
+            let of = |n: &str| o.elements.iter().find(|e| e.name == n).unwrap().region;
+            ["Home", "Docs", "Guide 1", "fn_a1()", "fn_b12()", "Privacy"].map(of)
+        };
+        let r = regions(&observe(&p).await);
+        assert!(r.iter().all(Option::is_some), "{r:?}");
+        assert_eq!(r[0], r[1], "the header's nav is the banner's region");
+        assert_eq!(r[3], r[4]);
+        let distinct: HashSet<_> = [r[0], r[2], r[3], r[5]].into();
+        assert_eq!(distinct.len(), 4, "{r:?}");
+
+        js(
+            &p,
+            "document.querySelector('.cols > nav').append(document.querySelector('table')); 1",
+        )
+        .await;
+        let moved = regions(&observe(&p).await);
+        assert_eq!(moved[3], moved[2], "{moved:?}");
+        assert_eq!(moved[4], moved[2], "{moved:?}");
+        assert_eq!(
+            regions(&observe(&p).await),
+            moved,
+            "a quiet pass keeps them"
+        );
+
+        js(
+            &p,
+            "document.querySelector('.cols > nav').setAttribute('role', 'none'); 1",
+        )
+        .await;
+        let none = regions(&observe(&p).await);
+        assert_eq!(&none[2..5], &[None, None, None], "{none:?}");
+        assert_eq!((none[0], none[5]), (r[0], r[5]));
+        assert_eq!(regions(&observe(&p).await), none, "a quiet pass keeps them");
     });
 }
 

@@ -71,6 +71,7 @@ impl Page {
             ref_: r.to_string(),
             kind,
             color: None,
+            region: None,
         });
     }
 
@@ -425,12 +426,14 @@ fn pins_are_numbered_separately_and_listed() {
         ref_: "@sign-in".into(),
         kind: MarkKind::Pin,
         color: Some("#e11d48".into()),
+        region: None,
     });
     page.marks.push(Mark {
         rect: Rect::new(40.0, 124.0, 320.0, 32.0),
         ref_: "@email".into(),
         kind: MarkKind::Pin,
         color: None,
+        region: None,
     });
     let (r, _) = run("form_with_pins", &page, |_| {});
     let tail: Vec<(&str, &str)> = r.annotation_map[7..]
@@ -479,6 +482,52 @@ fn real_captures_keep_the_layout_rules_and_read_by_column() {
                 assert_eq!(names[1], "Installation 1.2");
                 assert_eq!(names[45], "abs()", "{names:?}");
                 assert_eq!(names[46], "all()", "{names:?}");
+            }
+            if f == "regions.html" {
+                // Landmark regions stay together although the sidebar's rows
+                // line up with the table's: the banner (Home, then its nav),
+                // the Guide sidebar down, the table row by row, the footer.
+                let mut want: Vec<String> =
+                    ["Home", "Docs", "Blog", "About"].map(String::from).to_vec();
+                want.extend((1..=12).map(|i| format!("Guide {i}")));
+                for i in 1..=12 {
+                    want.push(format!("fn_a{i}()"));
+                    want.push(format!("fn_b{i}()"));
+                }
+                want.extend(["Privacy", "Terms"].map(String::from));
+                assert_eq!(names, want);
+                // Geometry alone reads the sidebar and the table as one table
+                // (and cuts the header's nav off to the right of it).
+                let bounds: Vec<pinpoint::model::Rect> = shot
+                    .annotation_map
+                    .iter()
+                    .map(|m| {
+                        let e = shot.observation.elements.iter().find(|e| e.ref_ == m.ref_);
+                        e.unwrap().bounds
+                    })
+                    .collect();
+                let geometric: Vec<&str> = pinpoint::render::reading_order(&bounds)
+                    .into_iter()
+                    .map(|k| names[k].as_str())
+                    .collect();
+                assert_eq!(
+                    &geometric[1..4],
+                    &["Guide 1", "fn_a1()", "fn_b1()"],
+                    "{geometric:?}"
+                );
+                // One region per landmark: the header's nav is the banner's.
+                let region = |n: &str| {
+                    let e = shot.observation.elements.iter().find(|e| e.name == n);
+                    e.and_then(|e| e.region)
+                };
+                assert!(region("Home").is_some());
+                assert_eq!(region("Home"), region("About"));
+                assert_eq!(region("Guide 1"), region("Guide 12"));
+                assert_eq!(region("fn_a1()"), region("fn_b12()"));
+                assert_eq!(region("Privacy"), region("Terms"));
+                let distinct: std::collections::HashSet<_> =
+                    ["Home", "Guide 1", "fn_a1()", "Privacy"].map(region).into();
+                assert_eq!(distinct.len(), 4);
             }
             if f == "shop.html" {
                 // The filter column (four checkboxes, "Clear filters") comes in one run.

@@ -649,6 +649,7 @@ fn interactive_element_from_model() {
         name_attr: None,
         aria_label: None,
         anchor: String::new(),
+        region: None,
     };
     let ie = InteractiveElement::from_element(&el);
     let v = to_json(&ie);
