@@ -121,6 +121,7 @@ impl Session {
                     clip,
                     beyond_viewport: false,
                     scale,
+                    default_encoding: false,
                 };
                 let shot = async {
                     let t = Instant::now();
@@ -172,6 +173,7 @@ impl Session {
                     clip: Some(area),
                     beyond_viewport: true,
                     scale,
+                    default_encoding: false,
                 };
                 let t = Instant::now();
                 let png = page.page.screenshot(&req).await?;

@@ -106,6 +106,10 @@ pub struct ScreenshotRequest {
     /// Scale of a clip (0 or 1 = device pixels; 0.5 = half as many): Chromium
     /// draws the smaller image itself, cheaper than capturing big and resizing.
     pub scale: f64,
+    /// Leave Chromium's default PNG encoding (smaller, slower) instead of
+    /// asking for `optimizeForSpeed`: what Puppeteer and Playwright send.
+    /// Only `bench shot` uses it, for comparison.
+    pub default_encoding: bool,
 }
 
 /// One key stroke for [`Page::key`].
@@ -634,7 +638,9 @@ impl Page {
         if req.beyond_viewport {
             b = b.capture_beyond_viewport(true);
         }
-        b = b.optimize_for_speed(true);
+        if !req.default_encoding {
+            b = b.optimize_for_speed(true);
+        }
         let r = self.call(b.build(), "screenshot").await?;
         let data: &str = r.data.as_ref();
         base64::engine::general_purpose::STANDARD

@@ -127,14 +127,14 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         }
         BenchWhat::Shot { runs, .. } => {
             println!(
-                "{:<14} {:>6} {:>13} {:>20} {:>7} {:>22}   (inside: screenshot / observe / render (decode + draw + encode) ms; observe alone)",
-                "page", "marks", "bare shot ms", "annotated observe ms", "ratio", "bare+decode+encode ms"
+                "{:<14} {:>6} {:>13} {:>20} {:>7} {:>22} {:>24}   (inside: screenshot / observe / render (decode + draw + encode) ms; observe alone)",
+                "page", "marks", "bare shot ms", "annotated observe ms", "ratio", "bare+decode+encode ms", "default-encoding shot ms"
             );
             let mut res = Ok(());
             for f in ["demo.html", "shop.html", "sidebar.html"] {
                 match bench::shot_vs_screenshot(&session, &server.url(f), f, runs).await {
                     Ok(r) => println!(
-                        "{:<14} {:>6} {:>13.2} {:>20.2} {:>7.3} {:>13.2} ({:.3}x)   ({:.1} / {:.1} / {:.1} ({:.1} + {:.1} + {:.1}); {:.1})",
+                        "{:<14} {:>6} {:>13.2} {:>20.2} {:>7.3} {:>13.2} ({:.3}x) {:>15.2} ({:.3}x)   ({:.1} / {:.1} / {:.1} ({:.1} + {:.1} + {:.1}); {:.1})",
                         r.fixture,
                         r.marks,
                         r.bare_screenshot_ms,
@@ -142,6 +142,8 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
                         r.ratio,
                         r.pixel_floor_ms,
                         r.pixel_floor_ms / r.bare_screenshot_ms,
+                        r.default_screenshot_ms,
+                        r.annotated_observe_ms / r.default_screenshot_ms,
                         r.in_pipeline_screenshot_ms,
                         r.observe_ms,
                         r.render_ms,
