@@ -8,7 +8,7 @@ use std::io::Cursor;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use image::{ImageFormat, Rgb, RgbImage};
 use pinpoint::model::{Mark, MarkKind, Rect};
-use pinpoint::render::{layout, reading_order, render, RenderRequest, Style};
+use pinpoint::render::{layout, reading_order, reading_order_in, render, RenderRequest, Style};
 
 /// A page-like screenshot: light background with text-ish stripes.
 fn screenshot(w: u32, h: u32) -> Vec<u8> {
@@ -140,6 +140,25 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("reading_order", n), &boxes, |b, boxes| {
             b.iter(|| black_box(reading_order(boxes)))
         });
+        // The same grid as a page: its top row a banner, its first column a
+        // sidebar, the rest main (rows line up across all three).
+        let regions: Vec<Option<u64>> = boxes
+            .iter()
+            .map(|r| {
+                Some(if r.y < boxes[0].bottom() {
+                    1
+                } else if r.x < boxes[0].right() {
+                    2
+                } else {
+                    3
+                })
+            })
+            .collect();
+        g.bench_with_input(
+            BenchmarkId::new("reading_order_regions", n),
+            &boxes,
+            |b, boxes| b.iter(|| black_box(reading_order_in(boxes, &regions))),
+        );
     }
     g.finish();
     let mut g = c.benchmark_group("render_1920x1080_dpr2");
