@@ -463,7 +463,7 @@ fn profile_discovery() {
 fn profile_ablation() {
     run(async {
         let n = profile_n(2000);
-        let p = open(&format!("many.html?n={n}")).await;
+        let p = open(&profile_page(&format!("many.html?n={n}"))).await;
         let fresh = std::env::var("PROFILE_FRESH").is_ok();
         let base = pinpoint::observe::DISCOVER_JS
             .trim_end()
@@ -513,15 +513,26 @@ fn profile_ablation() {
                     "function valueOf(el, role) { return null;",
                 ),
             ),
+            (
+                "no region",
+                base.replace(
+                    "function regionOf(el, outer) {",
+                    "function regionOf(el, outer) { return 0;",
+                ),
+            ),
         ];
-        for (name, src) in &variants {
-            let mut ts = Vec::new();
-            for _ in 0..7 {
+        // Interleaved rounds, so that every variant sees the same machine.
+        let rounds = env_number("RUNS", 15);
+        let mut ts = vec![Vec::new(); variants.len()];
+        for _ in 0..rounds {
+            for ((_, src), t) in variants.iter().zip(&mut ts) {
                 let v = js(&p, &format!("(() => {{ const t = performance.now(); ({src})({{fresh: {fresh}}}); return performance.now() - t; }})()")).await;
-                ts.push(v.as_f64().unwrap());
+                t.push(v.as_f64().unwrap());
             }
-            ts.sort_by(|a, b| a.total_cmp(b));
-            println!("{name:<14} median {:.1} ms  min {:.1}", ts[3], ts[0]);
+        }
+        for ((name, _), t) in variants.iter().zip(ts) {
+            let min = t.iter().copied().fold(f64::INFINITY, f64::min);
+            println!("{name:<14} median {:.2} ms  min {:.2}", median(t), min);
         }
     });
 }
