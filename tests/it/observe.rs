@@ -558,6 +558,7 @@ fn profile_dom_ops() {
             t('matchesDisabled', e => e.matches(':disabled'));
             t('isContentEditable', e => e.isContentEditable);
             t('cs.cursor', e => getComputedStyle(e).cursor);
+            t('csm.cursor', e => e.computedStyleMap().get('cursor').toString());
             t('cs.display', e => getComputedStyle(e).display);
             t('labels', e => e.labels && e.labels.length);
             t('textContent', e => e.textContent);
