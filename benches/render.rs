@@ -160,6 +160,17 @@ fn bench(c: &mut Criterion) {
             |b, boxes| b.iter(|| black_box(reading_order_in(boxes, &regions))),
         );
     }
+    // A crowded viewport: 2,000 and 5,000 marks (a spreadsheet's cells) where
+    // most badges find no room; the last resort's budget bounds the work.
+    for n in [2000usize, 5000] {
+        let boxes: Vec<Rect> = marks(n, 1280.0, 720.0).iter().map(|m| m.rect).collect();
+        let sizes = vec![(22.0, 16.0); n];
+        g.bench_with_input(
+            BenchmarkId::new("layout_only_crowded", n),
+            &boxes,
+            |b, boxes| b.iter(|| black_box(layout(boxes, &sizes, (1280, 720)))),
+        );
+    }
     g.finish();
     let mut g = c.benchmark_group("render_1920x1080_dpr2");
     let png = screenshot(3840, 2160);

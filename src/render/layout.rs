@@ -8,6 +8,7 @@
 //! The result depends only on the inputs (no hashing, no randomness).
 
 use crate::model::{Point, Rect};
+use std::cell::Cell;
 
 /// Where one badge goes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -372,9 +373,62 @@ struct Ctx<'a> {
     badges: Vec<Rect>,
     w: f64,
     h: f64,
+    /// Spots the last resort (step 4 of `place_one`) may still look at in
+    /// this layout: a crowded image (thousands of marks that no badge fits
+    /// beside) would otherwise scan the whole image for each of them, seconds
+    /// in all; once spent, such marks go unplaced (dropped and counted).
+    last_resort_budget: Cell<usize>,
+    /// The smallest badge size for which the last resort found the image
+    /// full of badges: badges only come, so no badge as big can fit later.
+    full_for: Cell<Option<(f64, f64)>>,
 }
 
-impl Ctx<'_> {
+/// A small set of ids: inline for the first few (no allocation for a spot
+/// over a handful of boxes, the common case), then a vector.
+#[derive(Default)]
+struct Seen {
+    inline: [usize; 8],
+    n: usize,
+    more: Vec<usize>,
+}
+
+impl Seen {
+    /// Whether `id` was new.
+    fn insert(&mut self, id: usize) -> bool {
+        if self.inline[..self.n].contains(&id) || self.more.contains(&id) {
+            return false;
+        }
+        if self.n < self.inline.len() {
+            self.inline[self.n] = id;
+            self.n += 1;
+        } else {
+            self.more.push(id);
+        }
+        true
+    }
+}
+
+/// Full-image scans (at the finest step, 4 px) the last resort may make per
+/// layout, all marks together: at most ~25 ms at 1280×720.
+const LAST_RESORT_SCANS: usize = 8;
+
+impl<'a> Ctx<'a> {
+    fn new(boxes: &'a [Rect], w: f64, h: f64) -> Self {
+        Ctx {
+            boxes,
+            box_grid: Grid::new(w, h),
+            badge_grid: Grid::new(w, h),
+            badges: Vec::new(),
+            w,
+            h,
+            // Spots of a full scan at the finest step (4 px), times the scans allowed.
+            last_resort_budget: Cell::new(
+                LAST_RESORT_SCANS * ((w / 4.0 + 1.0) * (h / 4.0 + 1.0)) as usize,
+            ),
+            full_for: Cell::new(None),
+        }
+    }
+
     fn inside(&self, r: &Rect) -> bool {
         r.x >= 0.0 && r.y >= 0.0 && r.right() <= self.w && r.bottom() <= self.h
     }
@@ -386,10 +440,10 @@ impl Ctx<'_> {
     /// Area of other marks' boxes covered by `r` (boxes containing box `own` excluded).
     fn cover(&self, r: &Rect, own: usize) -> f64 {
         let mut area = 0.0;
-        let mut seen: Vec<usize> = Vec::new();
+        // A box spanning several grid cells is met once per cell: count it once.
+        let mut seen = Seen::default();
         self.box_grid.each(r, |id| {
-            if id != own && !seen.contains(&id) {
-                seen.push(id);
+            if id != own && seen.insert(id) {
                 let b = &self.boxes[id];
                 if !b.contains(&self.boxes[own]) {
                     if let Some(x) = b.intersection(r) {
@@ -516,14 +570,8 @@ pub fn layout_with(
         };
         boxes.len()
     ];
-    let mut ctx = Ctx {
-        boxes,
-        box_grid: Grid::new(w, h),
-        badge_grid: Grid::new(w, h),
-        badges: Vec::with_capacity(n),
-        w,
-        h,
-    };
+    let mut ctx = Ctx::new(boxes, w, h);
+    ctx.badges.reserve(n);
     let valid = |i: usize| {
         finite(&boxes[i])
             && !boxes[i].is_empty()
@@ -665,12 +713,26 @@ fn place_one(
     }
     // 4. anywhere in the image that is free of badges: least covering, then
     //    nearest; among the spots as good and at most one badge height
-    //    farther, the nearest quiet one.
+    //    farther, the nearest quiet one. Within the layout's budget (see
+    //    `Ctx::last_resort_budget`); skipped where a badge as big already
+    //    found the image full.
+    if ctx
+        .full_for
+        .get()
+        .is_some_and(|(fw, fh)| bw >= fw && bh >= fh)
+    {
+        return None;
+    }
     let mut spots: Vec<(f64, f64, Rect)> = Vec::new();
+    let mut budget = ctx.last_resort_budget.get();
     let mut y = 0.0;
-    while y + bh <= ctx.h {
+    'scan: while y + bh <= ctx.h {
         let mut x = 0.0;
         while x + bw <= ctx.w {
+            if budget == 0 {
+                break 'scan;
+            }
+            budget -= 1;
             let c = Rect::new(x, y, bw, bh);
             if !ctx.hits_badge(&c) {
                 spots.push((ctx.cover(&c, i), gap(&c, b), c));
@@ -678,6 +740,17 @@ fn place_one(
             x += step;
         }
         y += step;
+    }
+    let scanned_all = budget > 0 || y + bh > ctx.h;
+    ctx.last_resort_budget.set(budget);
+    if spots.is_empty() && scanned_all {
+        let smaller = ctx
+            .full_for
+            .get()
+            .is_none_or(|(fw, fh)| bw <= fw && bh <= fh);
+        if smaller {
+            ctx.full_for.set(Some((bw, bh)));
+        }
     }
     let best = spots
         .iter()
@@ -1024,19 +1097,80 @@ mod tests {
     }
 
     #[test]
+    fn a_crowded_image_keeps_the_rules_and_bounds_the_last_resort() {
+        // 3,000 boxes of 6×16 px tile a 1280×720 image: no badge fits beside
+        // most of them. The hard rules hold, a good share are placed, the
+        // rest are left unplaced (dropped) instead of scanned for one by one.
+        let (cols, rows) = (100, 30);
+        let boxes: Vec<Rect> = (0..cols * rows)
+            .map(|k| {
+                Rect::new(
+                    12.8 * (k % cols) as f64 + 3.0,
+                    24.0 * (k / cols) as f64 + 4.0,
+                    6.0,
+                    16.0,
+                )
+            })
+            .collect();
+        let sizes = vec![(22.0, 16.0); boxes.len()];
+        let p = layout(&boxes, &sizes, (1280, 720));
+        let rep = check_layout(&boxes, &p, (1280, 720));
+        assert_eq!((rep.badge_overlaps, rep.outside_image), (0, 0), "{rep:?}");
+        assert_eq!(rep.detached_without_leader, 0, "{rep:?}");
+        let placed = p.iter().filter(|p| p.placed).count();
+        assert!(placed > 1000 && placed < boxes.len(), "{placed}");
+        assert_eq!(rep.unplaced, boxes.len() - placed);
+    }
+
+    #[test]
+    fn a_full_image_is_scanned_once_per_badge_size() {
+        // Badges already tile the whole image: the first last-resort search
+        // scans it and finds nothing; later ones, for badges as big, skip.
+        let (w, h) = (160.0, 64.0);
+        let boxes = [Rect::new(70.0, 20.0, 10.0, 10.0)];
+        let mut ctx = Ctx::new(&boxes, w, h);
+        ctx.box_grid.insert(0, &boxes[0]);
+        for ty in 0..4 {
+            for tx in 0..10 {
+                let r = Rect::new(16.0 * tx as f64, 16.0 * ty as f64, 16.0, 16.0);
+                ctx.badge_grid.insert(ctx.badges.len(), &r);
+                ctx.badges.push(r);
+            }
+        }
+        let mut buf = Vec::new();
+        let budget = ctx.last_resort_budget.get();
+        assert_eq!(
+            place_one(&ctx, 0, &boxes[0], 16.0, 16.0, &mut buf, None),
+            None
+        );
+        let spent = budget - ctx.last_resort_budget.get();
+        assert!(spent > 0);
+        assert_eq!(ctx.full_for.get(), Some((16.0, 16.0)));
+        assert_eq!(
+            place_one(&ctx, 0, &boxes[0], 20.0, 16.0, &mut buf, None),
+            None
+        );
+        assert_eq!(
+            budget - ctx.last_resort_budget.get(),
+            spent,
+            "no second scan"
+        );
+        // A smaller badge still looks (and finds nothing either).
+        assert_eq!(
+            place_one(&ctx, 0, &boxes[0], 8.0, 8.0, &mut buf, None),
+            None
+        );
+        assert!(budget - ctx.last_resort_budget.get() > spent);
+        assert_eq!(ctx.full_for.get(), Some((8.0, 8.0)));
+    }
+
+    #[test]
     fn the_last_resort_spot_prefers_a_quiet_one_as_near() {
         // Badges tile a 320×96 image except two free 16-px cells equally far
         // from the box: the top-left one over text, the bottom-right one blank.
         let (w, h) = (320.0, 96.0);
         let boxes = [Rect::new(152.0, 40.0, 16.0, 16.0)];
-        let mut ctx = Ctx {
-            boxes: &boxes,
-            box_grid: Grid::new(w, h),
-            badge_grid: Grid::new(w, h),
-            badges: Vec::new(),
-            w,
-            h,
-        };
+        let mut ctx = Ctx::new(&boxes, w, h);
         ctx.box_grid.insert(0, &boxes[0]);
         for ty in 0..6 {
             for tx in 0..20 {
