@@ -338,6 +338,27 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
     let busy = |r: &Rect| layout::busy_fraction(r, (w, h), lum);
     let places = layout::layout_with(&rects, &sizes, (w, h), Some(&busy));
 
+    // Marks that found no room (a crowded image) are dropped: number the
+    // rest again without gaps, in the same order. A label only gets shorter,
+    // so it still fits its badge (drawn at its laid-out size).
+    if places.iter().any(|p| !p.placed) {
+        for pin in [false, true] {
+            let mut idx: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].pin == pin && places[i].placed)
+                .collect();
+            idx.sort_by_key(|&i| numbers[i]);
+            for (n, i) in idx.into_iter().enumerate() {
+                numbers[i] = n + 1;
+                let m = &req.marks[items[i].mark];
+                items[i].label = if pin {
+                    format!("P{}", n + 1)
+                } else {
+                    style.label_format.label(n + 1, &m.ref_)
+                };
+            }
+        }
+    }
+
     // Redactions first, so marks stay visible on top of them.
     for r in req.redact {
         let r = to_image(r);

@@ -311,6 +311,40 @@ fn unreadable_image_is_an_image_error() {
 }
 
 #[test]
+fn a_crowded_image_numbers_the_drawn_marks_without_gaps() {
+    // 3,000 marks tile a 1280×720 image: many find no room for a badge and
+    // are dropped; the drawn ones are numbered 1..n in reading order.
+    let img = png(1280, 720);
+    let (cols, rows) = (100, 30);
+    let marks: Vec<Mark> = (0..cols * rows)
+        .map(|k| {
+            let (c, r) = ((k % cols) as f64, (k / cols) as f64);
+            mark(
+                12.8 * c + 3.0,
+                24.0 * r + 4.0,
+                6.0,
+                16.0,
+                &format!("@m{k}"),
+                MarkKind::Link,
+            )
+        })
+        .collect();
+    let s = Style::default();
+    let r = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.drawn > 1000 && r.dropped > 0, "{} {}", r.drawn, r.dropped);
+    assert_eq!(r.drawn + r.dropped, marks.len());
+    let labels: Vec<&str> = r.annotation_map.iter().map(|m| m.label.as_str()).collect();
+    let want: Vec<String> = (1..=r.drawn).map(|n| n.to_string()).collect();
+    assert_eq!(labels, want);
+    // Still in reading order: each drawn mark's index (row-major here) grows.
+    let index = |m: &AnnotationMapping| m.ref_[2..].parse::<usize>().unwrap();
+    let order: Vec<usize> = r.annotation_map.iter().map(index).collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    let rep = check_layout(&r.boxes, &r.placements, (r.width, r.height));
+    assert_eq!((rep.badge_overlaps, rep.outside_image), (0, 0), "{rep:?}");
+}
+
+#[test]
 fn labels_follow_reading_order_and_format() {
     let img = png(400, 200);
     // Given out of order: row 2 first, then row 1 right-to-left.
