@@ -741,7 +741,8 @@ fn place_one(
         }
         y += step;
     }
-    let scanned_all = budget > 0 || y + bh > ctx.h;
+    // The scan ran to the bottom unless the budget ran out first.
+    let scanned_all = y + bh > ctx.h;
     ctx.last_resort_budget.set(budget);
     if spots.is_empty() && scanned_all {
         let smaller = ctx
@@ -1122,6 +1123,20 @@ mod tests {
         assert_eq!(rep.unplaced, boxes.len() - placed);
     }
 
+    /// Fill `ctx` with 16-px badges on a `cols` × `rows` grid, except the cells in `free`.
+    fn tile_badges(ctx: &mut Ctx, (cols, rows): (usize, usize), free: &[(usize, usize)]) {
+        for ty in 0..rows {
+            for tx in 0..cols {
+                if free.contains(&(tx, ty)) {
+                    continue;
+                }
+                let r = Rect::new(16.0 * tx as f64, 16.0 * ty as f64, 16.0, 16.0);
+                ctx.badge_grid.insert(ctx.badges.len(), &r);
+                ctx.badges.push(r);
+            }
+        }
+    }
+
     #[test]
     fn a_full_image_is_scanned_once_per_badge_size() {
         // Badges already tile the whole image: the first last-resort search
@@ -1130,13 +1145,7 @@ mod tests {
         let boxes = [Rect::new(70.0, 20.0, 10.0, 10.0)];
         let mut ctx = Ctx::new(&boxes, w, h);
         ctx.box_grid.insert(0, &boxes[0]);
-        for ty in 0..4 {
-            for tx in 0..10 {
-                let r = Rect::new(16.0 * tx as f64, 16.0 * ty as f64, 16.0, 16.0);
-                ctx.badge_grid.insert(ctx.badges.len(), &r);
-                ctx.badges.push(r);
-            }
-        }
+        tile_badges(&mut ctx, (10, 4), &[]);
         let mut buf = Vec::new();
         let budget = ctx.last_resort_budget.get();
         assert_eq!(
@@ -1172,16 +1181,7 @@ mod tests {
         let boxes = [Rect::new(152.0, 40.0, 16.0, 16.0)];
         let mut ctx = Ctx::new(&boxes, w, h);
         ctx.box_grid.insert(0, &boxes[0]);
-        for ty in 0..6 {
-            for tx in 0..20 {
-                if (tx, ty) == (0, 0) || (tx, ty) == (19, 5) {
-                    continue;
-                }
-                let r = Rect::new(16.0 * tx as f64, 16.0 * ty as f64, 16.0, 16.0);
-                ctx.badge_grid.insert(ctx.badges.len(), &r);
-                ctx.badges.push(r);
-            }
-        }
+        tile_badges(&mut ctx, (20, 6), &[(0, 0), (19, 5)]);
         let text = |x: u32, y: u32| {
             if x < 16 && y < 16 && x % 2 == 0 {
                 20

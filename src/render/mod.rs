@@ -299,6 +299,13 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
     }
 
     // Number elements and pins separately, in reading order.
+    let label = |pin: bool, n: usize, ref_: &str| {
+        if pin {
+            format!("P{n}")
+        } else {
+            style.label_format.label(n, ref_)
+        }
+    };
     let mut numbers = vec![0usize; items.len()];
     for pin in [false, true] {
         let idx: Vec<usize> = (0..items.len()).filter(|&i| items[i].pin == pin).collect();
@@ -310,12 +317,7 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
         for (n, k) in reading_order_in(&rects, &regions).into_iter().enumerate() {
             let i = idx[k];
             numbers[i] = n + 1;
-            let m = &req.marks[items[i].mark];
-            items[i].label = if pin {
-                format!("P{}", n + 1)
-            } else {
-                style.label_format.label(n + 1, &m.ref_)
-            };
+            items[i].label = label(pin, n + 1, &req.marks[items[i].mark].ref_);
         }
     }
 
@@ -349,12 +351,7 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
             idx.sort_by_key(|&i| numbers[i]);
             for (n, i) in idx.into_iter().enumerate() {
                 numbers[i] = n + 1;
-                let m = &req.marks[items[i].mark];
-                items[i].label = if pin {
-                    format!("P{}", n + 1)
-                } else {
-                    style.label_format.label(n + 1, &m.ref_)
-                };
+                items[i].label = label(pin, n + 1, &req.marks[items[i].mark].ref_);
             }
         }
     }
