@@ -552,6 +552,10 @@ pub type Busy<'a> = &'a dyn Fn(&Rect) -> f64;
 /// A spot counts as covering page content above this share of busy pixels.
 pub const BUSY_LIMIT: f64 = 0.04;
 
+/// How much more an inside left corner's page content weighs when every
+/// direct spot covers some (see `place_one`).
+const INSIDE_LEFT_PENALTY: f64 = 2.0;
+
 /// [`layout`], preferring direct spots that cover no page content (a label's
 /// text next to its input, a price under a button) when `busy` can tell.
 pub fn layout_with(
@@ -645,6 +649,14 @@ fn place_one(
                 if b <= BUSY_LIMIT {
                     return Some(cl);
                 }
+                // An inside left corner sits over the start of the element's
+                // own text, which is what a reader knows it by: it must cover
+                // clearly less than a spot over the end.
+                let b = if k == 8 || k == 10 {
+                    b * INSIDE_LEFT_PENALTY
+                } else {
+                    b
+                };
                 if least_busy.is_none_or(|(lb, _)| b < lb) {
                     least_busy = Some((b, cl));
                 }
@@ -767,7 +779,10 @@ fn place_one(
 
 /// Share of the pixels of `r` (image pixels) whose luminance is far from the
 /// spot's median luminance (its background): text and icons count, a flat or
-/// gently shaded background does not. `lum(x, y)` reads one pixel.
+/// gently shaded background does not. Nor do thin rules crossing the whole
+/// spot (a table's or list's border, a panel's edge: at most [`MAX_RULES`]
+/// full-length rows or columns each way), which a badge may cover without
+/// hiding anything a reader needs. `lum(x, y)` reads one pixel.
 pub fn busy_fraction(r: &Rect, size: (u32, u32), lum: impl Fn(u32, u32) -> u8) -> f64 {
     let x0 = r.x.max(0.0).floor() as u32;
     let y0 = r.y.max(0.0).floor() as u32;
@@ -776,30 +791,92 @@ pub fn busy_fraction(r: &Rect, size: (u32, u32), lum: impl Fn(u32, u32) -> u8) -
     if x1 <= x0 || y1 <= y0 {
         return 0.0;
     }
+    let (w, h) = ((x1 - x0) as usize, (y1 - y0) as usize);
+    // Badge-sized spots: read once into a small buffer (a larger spot is read twice).
+    let mut px = [0u8; 64 * 32];
+    let cached = w * h <= px.len();
     let mut hist = [0u32; 256];
-    for y in y0..y1 {
-        for x in x0..x1 {
-            hist[lum(x, y) as usize] += 1;
+    for y in 0..h {
+        for x in 0..w {
+            let v = lum(x0 + x as u32, y0 + y as u32);
+            hist[v as usize] += 1;
+            if cached {
+                px[y * w + x] = v;
+            }
         }
     }
-    let n = (x1 - x0) * (y1 - y0);
+    let at = |x: usize, y: usize| {
+        if cached {
+            px[y * w + x]
+        } else {
+            lum(x0 + x as u32, y0 + y as u32)
+        }
+    };
+    let n = (w * h) as u32;
     let mut acc = 0;
-    let mut median = 0usize;
+    let mut median = 0u8;
     for (v, c) in hist.iter().enumerate() {
         acc += c;
         if acc * 2 >= n {
-            median = v;
+            median = v as u8;
             break;
         }
     }
-    let far: u32 = hist
+    let far_total: u32 = hist
         .iter()
         .enumerate()
-        .filter(|(v, _)| v.abs_diff(median) > 48)
+        .filter(|(v, _)| (*v as u8).abs_diff(median) > 48)
         .map(|(_, c)| c)
         .sum();
-    f64::from(far) / f64::from(n)
+    if far_total == 0 {
+        return 0.0;
+    }
+    let far = |x: usize, y: usize| at(x, y).abs_diff(median) > 48;
+    // Far pixels per row and per column (on the stack for badge-sized spots).
+    let (mut rows_buf, mut cols_buf) = ([0u32; 64], [0u32; 256]);
+    let (mut rows_vec, mut cols_vec) = (Vec::new(), Vec::new());
+    let (rows, cols): (&mut [u32], &mut [u32]) = if h <= rows_buf.len() && w <= cols_buf.len() {
+        (&mut rows_buf[..h], &mut cols_buf[..w])
+    } else {
+        rows_vec.resize(h, 0);
+        cols_vec.resize(w, 0);
+        (&mut rows_vec, &mut cols_vec)
+    };
+    for (y, row) in rows.iter_mut().enumerate() {
+        for (x, col) in cols.iter_mut().enumerate() {
+            if far(x, y) {
+                *row += 1;
+                *col += 1;
+            }
+        }
+    }
+    // Rules: rows (columns) far along all but one pixel of their length.
+    let full_row = |y: usize| rows[y] as usize + 1 >= w;
+    let full_col = |x: usize| cols[x] as usize + 1 >= h;
+    let n_rows = (0..h).filter(|&y| full_row(y)).count();
+    let n_cols = (0..w).filter(|&x| full_col(x)).count();
+    let rules_rows = w >= 4 && (1..=MAX_RULES).contains(&n_rows);
+    let rules_cols = h >= 4 && (1..=MAX_RULES).contains(&n_cols);
+    let mut content = far_total;
+    if rules_rows || rules_cols {
+        content = 0;
+        for y in 0..h {
+            if rules_rows && full_row(y) {
+                continue;
+            }
+            for x in 0..w {
+                if !(rules_cols && full_col(x)) {
+                    content += u32::from(far(x, y));
+                }
+            }
+        }
+    }
+    f64::from(content) / f64::from(n)
 }
+
+/// At most this many full-length rows (and columns) of a spot count as rules
+/// (borders) rather than content: more is a block of colour or large text.
+const MAX_RULES: usize = 3;
 
 /// Measure a layout against the hard and soft rules.
 pub fn check_layout(boxes: &[Rect], placements: &[Placement], image: (u32, u32)) -> LayoutReport {
@@ -1231,11 +1308,75 @@ mod tests {
         let text = busy_fraction(&Rect::new(0.0, 0.0, 20.0, 20.0), (40, 20), lum);
         assert_eq!(flat, 0.0);
         assert!((text - 0.15).abs() < 1e-9, "{text}");
+        // A border (1 px column, 2 px row) crossing the spot is not content;
+        // text beside it still is.
+        let ruled = |x: u32, y: u32| {
+            if x == 25 || (8..10).contains(&y) {
+                120
+            } else {
+                250
+            }
+        };
+        assert_eq!(
+            busy_fraction(&Rect::new(20.0, 0.0, 20.0, 20.0), (40, 20), ruled),
+            0.0
+        );
+        let ruled_text = |x: u32, y: u32| lum(x, y).min(ruled(x, y));
+        let t = busy_fraction(&Rect::new(0.0, 0.0, 40.0, 20.0), (40, 20), ruled_text);
+        assert!((t - 40.0 / 800.0).abs() < 1e-9, "{t}");
+        // A rule that stops short of the spot's edge is content.
+        let short = |x: u32, y: u32| if x == 25 && y >= 5 { 120 } else { 250 };
+        let b = busy_fraction(&Rect::new(20.0, 0.0, 20.0, 20.0), (40, 20), short);
+        assert!((b - 15.0 / 400.0).abs() < 1e-9, "{b}");
+        // Half the spot dark (a block, an image): not rules.
+        let block = |x: u32, _y: u32| if x < 8 { 20 } else { 250 };
+        let b = busy_fraction(&Rect::new(0.0, 0.0, 20.0, 20.0), (40, 20), block);
+        assert!((b - 0.4).abs() < 1e-9, "{b}");
         // Outside the image: nothing to cover.
         assert_eq!(
             busy_fraction(&Rect::new(50.0, 50.0, 5.0, 5.0), (40, 20), lum),
             0.0
         );
+    }
+
+    #[test]
+    fn a_rule_crossing_a_spot_does_not_push_the_badge_elsewhere() {
+        // A 2-px rule (a panel's border) runs through the spot above the box;
+        // sparse text fills everything from the box's top down.
+        let b = Rect::new(40.0, 40.0, 60.0, 16.0);
+        let lum = |x: u32, y: u32| {
+            if (30..32).contains(&y) {
+                120
+            } else if y >= 40 && x % 8 == 0 && (4..12).contains(&(y % 16)) {
+                30
+            } else {
+                250
+            }
+        };
+        let busy = |r: &Rect| busy_fraction(r, (200, 100), lum);
+        // The rule alone would make the spot above busier (32 of 224 px) than
+        // the text beside the box (16 of 224).
+        let above = Rect::new(40.0, 26.0, 16.0, 14.0);
+        assert_eq!(busy(&above), 0.0);
+        assert!(busy(&Rect::new(100.0, 40.0, 16.0, 14.0)) > BUSY_LIMIT);
+        let p = layout_with(&[b], &[(16.0, 14.0)], (200, 100), Some(&busy));
+        assert_eq!(p[0].rect, above);
+    }
+
+    #[test]
+    fn a_badge_over_its_own_text_covers_the_end_not_the_start() {
+        // The box fills the image, so only inside corners remain, all over
+        // evenly spread text: the right one (the text's end) is taken.
+        let b = Rect::new(0.0, 0.0, 120.0, 14.0);
+        let lum = |x: u32, _y: u32| if x % 2 == 0 { 30 } else { 250 };
+        let busy = |r: &Rect| busy_fraction(r, (120, 14), lum);
+        let p = layout_with(&[b], &[(16.0, 14.0)], (120, 14), Some(&busy));
+        assert_eq!((p[0].rect.x, p[0].rect.y), (104.0, 0.0));
+        // Much less text under the left corner: that one.
+        let lum = |x: u32, _y: u32| if x >= 16 && x % 2 == 0 { 30 } else { 250 };
+        let busy = |r: &Rect| busy_fraction(r, (120, 14), lum);
+        let p = layout_with(&[b], &[(16.0, 14.0)], (120, 14), Some(&busy));
+        assert_eq!((p[0].rect.x, p[0].rect.y), (0.0, 0.0));
     }
 
     #[test]
