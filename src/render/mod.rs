@@ -116,6 +116,9 @@ pub struct Rendered {
     /// badge placements, in the same order: feed them to [`check_layout`].
     pub boxes: Vec<Rect>,
     pub placements: Vec<Placement>,
+    /// Where the "+N not labelled" notice was drawn (image px), when some
+    /// marks found no room for a badge (a crowded image) and the notice did.
+    pub notice: Option<Rect>,
     /// Where the time went (ms).
     pub timings: RenderTimings,
 }
@@ -338,7 +341,34 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
         ((u32::from(p[0]) * 77 + u32::from(p[1]) * 150 + u32::from(p[2]) * 29) >> 8) as u8
     };
     let busy = |r: &Rect| layout::busy_fraction(r, (w, h), lum);
-    let places = layout::layout_with(&rects, &sizes, (w, h), Some(&busy));
+    let mut places = layout::layout_with(&rects, &sizes, (w, h), Some(&busy));
+
+    // Marks that found no room (a crowded image) get no badge: the image
+    // says so in its bottom right corner, so that a reader does not take an
+    // unlabelled control for no control. The badges under that corner give
+    // way (a few, in an image already too full for all).
+    let mut notice = None;
+    if places.iter().any(|p| !p.placed) {
+        let text_of = |n: usize| format!("+{n} not labelled");
+        let size_of = |msg: &str, text: &Text| {
+            let tw = text.width(msg) + 2.0 * metrics.pad_x;
+            (tw.ceil(), metrics.badge_h.ceil())
+        };
+        // Room for the largest count there can be.
+        let (nw, nh) = size_of(&text_of(items.len()), &text);
+        if nw + 4.0 <= fw && nh + 4.0 <= fh {
+            let spot = Rect::new(fw - 2.0 - nw, fh - 2.0 - nh, nw, nh);
+            for p in places
+                .iter_mut()
+                .filter(|p| p.placed && p.rect.intersects(&spot))
+            {
+                p.placed = false;
+            }
+            let msg = text_of(places.iter().filter(|p| !p.placed).count());
+            let (w1, _) = size_of(&msg, &text);
+            notice = Some((Rect::new(spot.right() - w1, spot.y, w1, nh), msg));
+        }
+    }
 
     // Marks that found no room (a crowded image) are dropped: number the
     // rest again without gaps, in the same order. A label only gets shorter,
@@ -419,6 +449,12 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
             map_elements.push((*n, entry));
         }
     }
+    if let Some((r, msg)) = &notice {
+        let br = IRect::round(r.x, r.y, r.width, r.height);
+        let white = Color::rgb(0xff, 0xff, 0xff);
+        draw::badge(&mut img, br, NOTICE, 256, white, false);
+        text.draw_centered(&mut img, br, msg, white);
+    }
     map_elements.sort_by_key(|(n, _)| *n);
     map_pins.sort_by_key(|(n, _)| *n);
     let annotation_map = map_elements
@@ -450,9 +486,13 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
         over_limit,
         boxes: rects,
         placements: places,
+        notice: notice.map(|(r, _)| r),
         timings,
     })
 }
+
+/// Colour of the "+N not labelled" notice.
+const NOTICE: Color = Color::rgb(0x22, 0x22, 0x22);
 
 fn fill_rect(img: &mut RgbImage, r: IRect, c: Color) {
     draw::fill(img, r, c, 256);

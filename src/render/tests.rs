@@ -342,6 +342,55 @@ fn a_crowded_image_numbers_the_drawn_marks_without_gaps() {
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
     let rep = check_layout(&r.boxes, &r.placements, (r.width, r.height));
     assert_eq!((rep.badge_overlaps, rep.outside_image), (0, 0), "{rep:?}");
+    // The image says that some marks have no badge: a dark notice inside
+    // the image, clear of every badge.
+    let n = r.notice.expect("a notice for the unlabelled marks");
+    assert!(
+        n.x >= 0.0 && n.y >= 0.0 && n.right() <= 1280.0 && n.bottom() <= 720.0,
+        "{n:?}"
+    );
+    assert!(r
+        .placements
+        .iter()
+        .filter(|p| p.placed)
+        .all(|p| !p.rect.intersects(&n)));
+    let out = decode(&r.data, Vec::new()).unwrap();
+    let (cx, cy) = ((n.x + 3.0) as u32, (n.y + 2.0) as u32);
+    assert_eq!(out.get_pixel(cx, cy).0, [0x22, 0x22, 0x22], "{n:?}");
+}
+
+#[test]
+fn a_notice_only_when_marks_found_no_room() {
+    let img = png(400, 200);
+    let s = Style::default();
+    let marks = [
+        mark(20.0, 20.0, 60.0, 20.0, "@a", MarkKind::Button),
+        // Off the image: dropped, but not for lack of room.
+        mark(900.0, 20.0, 60.0, 20.0, "@b", MarkKind::Button),
+    ];
+    let r = render(&RenderRequest::new(&img, &marks, &s)).unwrap();
+    assert_eq!((r.drawn, r.dropped, r.notice), (1, 1, None));
+    // An image too small for the notice still renders.
+    let tiny = png(24, 24);
+    let marks: Vec<Mark> = (0..8)
+        .map(|k| {
+            mark(
+                2.0 * k as f64,
+                2.0,
+                2.0,
+                20.0,
+                &format!("@t{k}"),
+                MarkKind::Link,
+            )
+        })
+        .collect();
+    let r = render(&RenderRequest::new(&tiny, &marks, &s)).unwrap();
+    assert!(
+        r.dropped > 0 && r.notice.is_none(),
+        "{} {:?}",
+        r.dropped,
+        r.notice
+    );
 }
 
 #[test]
