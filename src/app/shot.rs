@@ -78,6 +78,9 @@ pub struct Shot {
     pub clipped: usize,
     pub dropped: usize,
     pub over_limit: usize,
+    /// Of `dropped`, marks in the image whose badge found no room (a crowded
+    /// viewport); the image's "+N not labelled" notice gives the number.
+    pub not_labelled: usize,
     pub redacted: usize,
     pub screenshot_ms: f64,
     pub render_ms: f64,
@@ -248,6 +251,7 @@ impl Session {
             clipped: out.clipped,
             dropped: out.dropped,
             over_limit: out.over_limit,
+            not_labelled: out.not_labelled,
             redacted: redact.len(),
             screenshot_ms: shot_ms,
             render_ms,

@@ -112,6 +112,9 @@ pub struct Rendered {
     pub dropped: usize,
     /// Element marks beyond `maxLabels` (in input order).
     pub over_limit: usize,
+    /// Of `dropped`, marks inside the image whose badge found no room (a
+    /// crowded image): the number the image's "+N not labelled" notice gives.
+    pub not_labelled: usize,
     /// The clipped boxes (output px) of the marks that were laid out, and their
     /// badge placements, in the same order: feed them to [`check_layout`].
     pub boxes: Vec<Rect>,
@@ -348,7 +351,8 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
     // unlabelled control for no control. The badges under that corner give
     // way (a few, in an image already too full for all).
     let mut notice = None;
-    if places.iter().any(|p| !p.placed) {
+    let mut not_labelled = places.iter().filter(|p| !p.placed).count();
+    if not_labelled > 0 {
         let text_of = |n: usize| format!("+{n} not labelled");
         let size_of = |msg: &str, text: &Text| {
             let tw = text.width(msg) + 2.0 * metrics.pad_x;
@@ -364,7 +368,8 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
             {
                 p.placed = false;
             }
-            let msg = text_of(places.iter().filter(|p| !p.placed).count());
+            not_labelled = places.iter().filter(|p| !p.placed).count();
+            let msg = text_of(not_labelled);
             let (w1, _) = size_of(&msg, &text);
             notice = Some((Rect::new(spot.right() - w1, spot.y, w1, nh), msg));
         }
@@ -484,6 +489,7 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
         clipped,
         dropped,
         over_limit,
+        not_labelled,
         boxes: rects,
         placements: places,
         notice: notice.map(|(r, _)| r),

@@ -333,6 +333,8 @@ fn a_crowded_image_numbers_the_drawn_marks_without_gaps() {
     let r = render(&RenderRequest::new(&img, &marks, &s)).unwrap_or_else(|e| panic!("{e}"));
     assert!(r.drawn > 1000 && r.dropped > 0, "{} {}", r.drawn, r.dropped);
     assert_eq!(r.drawn + r.dropped, marks.len());
+    // All in the image: every dropped mark is one without room.
+    assert_eq!(r.not_labelled, r.dropped);
     let labels: Vec<&str> = r.annotation_map.iter().map(|m| m.label.as_str()).collect();
     let want: Vec<String> = (1..=r.drawn).map(|n| n.to_string()).collect();
     assert_eq!(labels, want);
@@ -369,7 +371,10 @@ fn a_notice_only_when_marks_found_no_room() {
         mark(900.0, 20.0, 60.0, 20.0, "@b", MarkKind::Button),
     ];
     let r = render(&RenderRequest::new(&img, &marks, &s)).unwrap();
-    assert_eq!((r.drawn, r.dropped, r.notice), (1, 1, None));
+    assert_eq!(
+        (r.drawn, r.dropped, r.not_labelled, r.notice),
+        (1, 1, 0, None)
+    );
     // An image too small for the notice still renders.
     let tiny = png(24, 24);
     let marks: Vec<Mark> = (0..8)
@@ -386,9 +391,9 @@ fn a_notice_only_when_marks_found_no_room() {
         .collect();
     let r = render(&RenderRequest::new(&tiny, &marks, &s)).unwrap();
     assert!(
-        r.dropped > 0 && r.notice.is_none(),
+        r.not_labelled > 0 && r.notice.is_none(),
         "{} {:?}",
-        r.dropped,
+        r.not_labelled,
         r.notice
     );
 }

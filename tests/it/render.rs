@@ -178,6 +178,7 @@ fn run(
     assert_eq!(rep.outside_image, 0, "{name}: {rep:?}");
     assert_eq!(rep.unplaced, 0, "{name}: {rep:?}");
     assert_eq!(rep.detached_without_leader, 0, "{name}: {rep:?}");
+    assert_eq!((r.not_labelled, r.notice), (0, None), "{name}");
     assert_eq!(r.annotation_map.len(), r.drawn);
     for m in &r.annotation_map {
         assert!(m.position.x >= 0.0 && m.position.y >= 0.0, "{name}: {m:?}");
