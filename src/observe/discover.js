@@ -544,8 +544,7 @@
   }
   function regionOf(el, outer) {
     const up = parentOf(el);
-    const known = up && regionMemo.get(up);
-    if (known !== undefined && known !== null) return known;
+    if (up && regionMemo.has(up)) return regionMemo.get(up);
     const path = [];
     let reg = outer;
     for (let n = up; n; n = parentOf(n)) {

@@ -792,26 +792,13 @@ pub fn busy_fraction(r: &Rect, size: (u32, u32), lum: impl Fn(u32, u32) -> u8) -
         return 0.0;
     }
     let (w, h) = ((x1 - x0) as usize, (y1 - y0) as usize);
-    // Badge-sized spots: read once into a small buffer (a larger spot is read twice).
-    let mut px = [0u8; 64 * 32];
-    let cached = w * h <= px.len();
+    let at = |x: usize, y: usize| lum(x0 + x as u32, y0 + y as u32);
     let mut hist = [0u32; 256];
     for y in 0..h {
         for x in 0..w {
-            let v = lum(x0 + x as u32, y0 + y as u32);
-            hist[v as usize] += 1;
-            if cached {
-                px[y * w + x] = v;
-            }
+            hist[at(x, y) as usize] += 1;
         }
     }
-    let at = |x: usize, y: usize| {
-        if cached {
-            px[y * w + x]
-        } else {
-            lum(x0 + x as u32, y0 + y as u32)
-        }
-    };
     let n = (w * h) as u32;
     let mut acc = 0;
     let mut median = 0u8;
@@ -832,16 +819,8 @@ pub fn busy_fraction(r: &Rect, size: (u32, u32), lum: impl Fn(u32, u32) -> u8) -
         return 0.0;
     }
     let far = |x: usize, y: usize| at(x, y).abs_diff(median) > 48;
-    // Far pixels per row and per column (on the stack for badge-sized spots).
-    let (mut rows_buf, mut cols_buf) = ([0u32; 64], [0u32; 256]);
-    let (mut rows_vec, mut cols_vec) = (Vec::new(), Vec::new());
-    let (rows, cols): (&mut [u32], &mut [u32]) = if h <= rows_buf.len() && w <= cols_buf.len() {
-        (&mut rows_buf[..h], &mut cols_buf[..w])
-    } else {
-        rows_vec.resize(h, 0);
-        cols_vec.resize(w, 0);
-        (&mut rows_vec, &mut cols_vec)
-    };
+    // Far pixels per row and per column.
+    let (mut rows, mut cols) = (vec![0u32; h], vec![0u32; w]);
     for (y, row) in rows.iter_mut().enumerate() {
         for (x, col) in cols.iter_mut().enumerate() {
             if far(x, y) {

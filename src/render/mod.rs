@@ -354,12 +354,9 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
     let mut not_labelled = places.iter().filter(|p| !p.placed).count();
     if not_labelled > 0 {
         let text_of = |n: usize| format!("+{n} not labelled");
-        let size_of = |msg: &str, text: &Text| {
-            let tw = text.width(msg) + 2.0 * metrics.pad_x;
-            (tw.ceil(), metrics.badge_h.ceil())
-        };
+        let width_of = |msg: &str| (text.width(msg) + 2.0 * metrics.pad_x).ceil();
         // Room for the largest count there can be.
-        let (nw, nh) = size_of(&text_of(items.len()), &text);
+        let (nw, nh) = (width_of(&text_of(items.len())), metrics.badge_h.ceil());
         if nw + 4.0 <= fw && nh + 4.0 <= fh {
             let spot = Rect::new(fw - 2.0 - nw, fh - 2.0 - nh, nw, nh);
             for p in places
@@ -370,7 +367,7 @@ pub fn render_with(req: &RenderRequest, pixels: &mut Vec<u8>) -> Result<Rendered
             }
             not_labelled = places.iter().filter(|p| !p.placed).count();
             let msg = text_of(not_labelled);
-            let (w1, _) = size_of(&msg, &text);
+            let w1 = width_of(&msg);
             notice = Some((Rect::new(spot.right() - w1, spot.y, w1, nh), msg));
         }
     }
